@@ -1,0 +1,66 @@
+"""What a shopper asks a cart to do, in the imperative.
+
+Commands carry everything `decide` needs, so that it stays pure: the time, the
+product as the catalog knows it now, a fresh order id.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProductSnapshot:
+    """The catalog's view of a product at the moment of the command."""
+
+    sku: str
+    price: Decimal
+    active: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class CartCommand:
+    cart_id: str
+    at: datetime
+
+
+@dataclass(frozen=True, kw_only=True)
+class StartCart(CartCommand):
+    owner: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class AddToCart(CartCommand):
+    sku: str
+    quantity: int
+    product: ProductSnapshot | None  # None: the SKU is not in the catalog
+
+
+@dataclass(frozen=True, kw_only=True)
+class UpdateCartQuantity(CartCommand):
+    sku: str
+    quantity: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class RemoveFromCart(CartCommand):
+    sku: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChangeCartOwner(CartCommand):
+    new_owner: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Discount:
+    """A coupon the checkout may apply; for a one-time coupon, its claim was accepted."""
+
+    code: str
+    percent: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Checkout(CartCommand):
+    order_id: str
+    discount: Discount | None = None

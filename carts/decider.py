@@ -1,0 +1,216 @@
+"""The cart's rules as two pure functions: `decide` and `evolve`.
+
+`decide(state, command)` returns the new events or raises a CartError;
+`evolve(state, event)` folds one event into the state and never fails. No
+Django, no clock, no I/O: everything a decision needs arrives in the command.
+"""
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from typing import Any
+
+from eventlog.records import RecordedEvent
+
+from . import commands as c
+from . import errors
+from . import events as e
+
+MAX_LINE_QUANTITY = 99
+MAX_DISTINCT_SKUS = 50
+CENT = Decimal("0.01")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Line:
+    sku: str
+    quantity: int
+    unit_price: Decimal
+
+    @property
+    def line_total(self) -> Decimal:
+        return self.unit_price * self.quantity
+
+
+@dataclass(frozen=True, kw_only=True)
+class CartState:
+    """A cart as its events made it. `status` "new" means no event yet."""
+
+    cart_id: str
+    status: str = "new"
+    owner: str | None = None
+    lines: tuple[Line, ...] = ()
+    version: int = 0
+    order_id: str | None = None
+    discount: Decimal = Decimal("0.00")
+    coupon: str | None = None
+
+    def line(self, sku: str) -> Line | None:
+        return next((line for line in self.lines if line.sku == sku), None)
+
+    @property
+    def subtotal(self) -> Decimal:
+        return sum((line.line_total for line in self.lines), Decimal("0.00"))
+
+    @property
+    def total(self) -> Decimal:
+        return self.subtotal - self.discount
+
+    @property
+    def item_count(self) -> int:
+        return sum(line.quantity for line in self.lines)
+
+
+def initial_state(cart_id: str) -> CartState:
+    return CartState(cart_id=cart_id)
+
+
+# --- decide ---------------------------------------------------------------------
+
+
+def decide(state: CartState, command: c.CartCommand) -> list[e.CartEvent]:
+    if isinstance(command, c.StartCart):
+        if state.status != "new":
+            raise errors.CartAlreadyExistsError(f"Cart {state.cart_id} already exists.")
+        return [e.CartStarted(owner=command.owner)]
+    if state.status == "new":
+        raise errors.CartNotFoundError("This cart does not exist.")
+    if state.status == "checked_out":
+        raise errors.CartCheckedOutError("This cart has already been checked out; it can no longer change.")
+    handler = _DECISIONS[type(command)]
+    return handler(state, command)
+
+
+def _add(state: CartState, command: c.AddToCart) -> list[e.CartEvent]:
+    _check_quantity(command.quantity, low=1)
+    product = command.product
+    if product is None:
+        raise errors.UnknownProductError(f"There is no product with SKU {command.sku!r}.")
+    if not product.active:
+        raise errors.InactiveProductError(f"{command.sku} is no longer available.")
+    existing = state.line(command.sku)
+    if existing is None and len(state.lines) >= MAX_DISTINCT_SKUS:
+        raise errors.TooManyLinesError(f"A cart holds at most {MAX_DISTINCT_SKUS} different products.")
+    already = existing.quantity if existing else 0
+    if already + command.quantity > MAX_LINE_QUANTITY:
+        raise errors.InvalidQuantityError(
+            f"You already have {already} of {command.sku}; a line holds at most {MAX_LINE_QUANTITY}."
+        )
+    return [e.ItemAdded(sku=command.sku, quantity=command.quantity, unit_price=product.price)]
+
+
+def _update(state: CartState, command: c.UpdateCartQuantity) -> list[e.CartEvent]:
+    _check_quantity(command.quantity, low=0)
+    line = _existing_line(state, command.sku)
+    if command.quantity == 0:
+        return [e.ItemRemoved(sku=command.sku)]
+    if command.quantity == line.quantity:
+        return []
+    return [e.ItemQuantityChanged(sku=command.sku, from_quantity=line.quantity, to_quantity=command.quantity)]
+
+
+def _remove(state: CartState, command: c.RemoveFromCart) -> list[e.CartEvent]:
+    _existing_line(state, command.sku)
+    return [e.ItemRemoved(sku=command.sku)]
+
+
+def _change_owner(state: CartState, command: c.ChangeCartOwner) -> list[e.CartEvent]:
+    if state.owner == command.new_owner:
+        return []
+    return [e.CartOwnerChanged(from_owner=state.owner or "", to_owner=command.new_owner)]
+
+
+def _checkout(state: CartState, command: c.Checkout) -> list[e.CartEvent]:
+    if not state.lines:
+        raise errors.EmptyCartError("Your cart is empty; add something before checking out.")
+    subtotal = state.subtotal
+    discount = Decimal("0.00")
+    if command.discount is not None:
+        discount = (subtotal * command.discount.percent / 100).quantize(CENT)
+    lines = [
+        {
+            "sku": line.sku,
+            "quantity": line.quantity,
+            "unit_price": str(line.unit_price),
+            "line_total": str(line.line_total),
+        }
+        for line in state.lines
+    ]
+    return [
+        e.CheckedOut(
+            order_id=command.order_id,
+            lines=lines,
+            subtotal=subtotal,
+            discount=discount,
+            total=subtotal - discount,
+            coupon=command.discount.code if command.discount else None,
+        )
+    ]
+
+
+def _check_quantity(quantity: object, *, low: int) -> None:
+    if not isinstance(quantity, int) or isinstance(quantity, bool):
+        raise errors.InvalidQuantityError("Quantity must be a whole number.")
+    if not low <= quantity <= MAX_LINE_QUANTITY:
+        raise errors.InvalidQuantityError(f"Quantity must be between {low} and {MAX_LINE_QUANTITY}.")
+
+
+def _existing_line(state: CartState, sku: str) -> Line:
+    line = state.line(sku)
+    if line is None:
+        raise errors.ItemNotInCartError(f"{sku} is not in this cart.")
+    return line
+
+
+_DECISIONS: dict[type[c.CartCommand], Callable[[CartState, Any], list[e.CartEvent]]] = {
+    c.AddToCart: _add,
+    c.UpdateCartQuantity: _update,
+    c.RemoveFromCart: _remove,
+    c.ChangeCartOwner: _change_owner,
+    c.Checkout: _checkout,
+}
+
+
+# --- evolve ---------------------------------------------------------------------
+
+
+def evolve(state: CartState, event: e.CartEvent) -> CartState:
+    """Fold one event in. The stream version is the caller's to set (see `fold_recorded`)."""
+    match event:
+        case e.CartStarted(owner=owner):
+            return replace(state, status="open", owner=owner)
+        case e.ItemAdded(sku=sku, quantity=quantity, unit_price=price):
+            line = state.line(sku)
+            if line is None:
+                return replace(state, lines=(*state.lines, Line(sku=sku, quantity=quantity, unit_price=price)))
+            return _with_line(state, replace(line, quantity=line.quantity + quantity))
+        case e.ItemQuantityChanged(sku=sku, to_quantity=quantity):
+            line = state.line(sku)
+            return _with_line(state, replace(line, quantity=quantity)) if line else state
+        case e.ItemRemoved(sku=sku):
+            return replace(state, lines=tuple(line for line in state.lines if line.sku != sku))
+        case e.CartOwnerChanged(to_owner=owner):
+            return replace(state, owner=owner)
+        case e.CheckedOut(order_id=order_id, discount=discount, coupon=coupon):
+            return replace(state, status="checked_out", order_id=order_id, discount=discount, coupon=coupon)
+    return state
+
+
+def fold(state: CartState, events: Iterable[e.CartEvent]) -> CartState:
+    for event in events:
+        state = replace(evolve(state, event), version=state.version + 1)
+    return state
+
+
+def fold_recorded(state: CartState, recorded: Iterable[RecordedEvent]) -> CartState:
+    """Fold stored events; events of other types on the stream only move the version."""
+    for stored in recorded:
+        event = e.from_recorded(stored.type, stored.data)
+        if event is not None:
+            state = evolve(state, event)
+        state = replace(state, version=stored.version)
+    return state
+
+
+def _with_line(state: CartState, new: Line) -> CartState:
+    return replace(state, lines=tuple(new if line.sku == new.sku else line for line in state.lines))

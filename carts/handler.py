@@ -1,0 +1,124 @@
+"""The one path every cart command takes, from the API and from the web shop.
+
+    load the stream -> fold it -> decide -> append (expected version)
+                    -> inline projections -> idempotency record -> commit
+
+all in one database transaction (invariant 4). A concurrency conflict is retried
+from the top with a fresh read, unless the caller pinned a version (If-Match).
+"""
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import uuid4
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from eventlog import store
+from eventlog.errors import WrongExpectedVersionError
+from eventlog.records import NewEvent, RecordedEvent
+from projections import inline
+
+from . import commands as c
+from . import errors, idempotency
+from .decider import CartState, decide, fold_recorded, initial_state
+from .events import CartEvent
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Context:
+    """Who sends a command and how: the actor, the command id, the version pinned."""
+
+    actor: str
+    idempotency_key: str | None = None
+    expected_version: int | None = None
+    correlation_id: str | None = None
+    causation_id: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Outcome:
+    state: CartState
+    events: list[RecordedEvent] = field(default_factory=list)
+    replayed: bool = False  # True: an idempotent repeat, nothing was appended
+
+
+def stream_id(cart_id: str) -> str:
+    return f"cart-{cart_id}"
+
+
+def load(cart_id: str, up_to_version: int | None = None) -> CartState:
+    """The cart as its stream makes it (optionally as it was at a version)."""
+    return fold_recorded(initial_state(cart_id), store.read_stream(stream_id(cart_id), up_to_version))
+
+
+def handle(command: c.CartCommand, context: Context) -> Outcome:
+    attempts = 1 if context.expected_version is not None else settings.COMMAND_MAX_ATTEMPTS
+    for attempt in range(1, attempts + 1):
+        try:
+            with transaction.atomic():
+                return _handle_once(command, context)
+        except WrongExpectedVersionError:
+            if context.expected_version is not None:
+                raise errors.StaleVersionError("The cart changed since you read it; reload it and try again.") from None
+            log.info("conflict on cart %s, attempt %d of %d", command.cart_id, attempt, attempts)
+        except IntegrityError:
+            if context.idempotency_key is None:
+                raise
+            # A concurrent request with the same Idempotency-Key committed first;
+            # the next attempt finds its record and returns its outcome.
+    raise errors.ConcurrencyConflictError("The cart is being changed by many requests at once; try again.")
+
+
+def _handle_once(command: c.CartCommand, context: Context) -> Outcome:
+    command_id = f"{context.actor}|{context.idempotency_key}" if context.idempotency_key else None
+    if command_id and (prior := idempotency.lookup(command_id, command)):
+        return Outcome(state=load(prior.cart_id, prior.version), replayed=True)
+    state = load(command.cart_id)
+    if not isinstance(command, c.StartCart):
+        _check_access(state, context.actor)
+    if context.expected_version is not None and context.expected_version != state.version:
+        raise errors.StaleVersionError(
+            f"The cart is at version {state.version}, not {context.expected_version}; reload it and try again."
+        )
+    new_events = decide(state, command)
+    recorded = store.append(
+        stream_id(command.cart_id), state.version, _to_log(new_events, command, context, command_id)
+    )
+    inline.apply(recorded)
+    new_state = fold_recorded(state, recorded)
+    if command_id:
+        idempotency.record(command_id, command, new_state.version)
+    return Outcome(state=new_state, events=recorded)
+
+
+def _check_access(state: CartState, actor: str) -> None:
+    # Someone else's cart is answered exactly like a missing one: no existence leak.
+    if state.status == "new" or state.owner != actor:
+        raise errors.CartNotFoundError("This cart does not exist.")
+
+
+def _to_log(
+    events: list[CartEvent], command: c.CartCommand, context: Context, command_id: str | None
+) -> list[NewEvent]:
+    command_id = command_id or str(uuid4())
+    metadata: dict[str, Any] = {
+        "command_id": command_id,
+        "command": type(command).__name__,
+        "correlation_id": context.correlation_id or command_id,
+        "causation_id": context.causation_id,
+        "actor": context.actor,
+    }
+    return [
+        NewEvent(
+            type=event.TYPE,
+            schema_version=event.SCHEMA_VERSION,
+            data=event.to_data(),
+            metadata=metadata,
+            occurred_at=command.at,
+        )
+        for event in events
+    ]

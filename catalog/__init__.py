@@ -1,0 +1,1 @@
+"""The product catalog and coupons: plain reference data, not event-sourced."""

@@ -1,0 +1,82 @@
+"""The demo catalog: (sku, name, category, price, description)."""
+
+PRODUCTS: list[tuple[str, str, str, str, str]] = [
+    (
+        "COF-001",
+        "Ethiopian Yirgacheffe Beans 250g",
+        "Coffee & Tea",
+        "12.50",
+        "Light roast with notes of jasmine and lemon.",
+    ),
+    ("COF-002", "Colombian Huila Beans 250g", "Coffee & Tea", "11.00", "Medium roast, caramel sweetness, round body."),
+    ("COF-003", "Espresso Blend 1kg", "Coffee & Tea", "32.00", "Dark, chocolatey blend built for milk drinks."),
+    (
+        "COF-004",
+        "Decaf Swiss Water 250g",
+        "Coffee & Tea",
+        "12.00",
+        "Chemical-free decaf that still tastes like coffee.",
+    ),
+    ("TEA-001", "Sencha Green Tea 100g", "Coffee & Tea", "9.50", "Grassy Japanese green tea, first flush."),
+    ("TEA-002", "Earl Grey Loose Leaf 100g", "Coffee & Tea", "8.00", "Black tea with natural bergamot oil."),
+    ("TEA-003", "Chamomile Blossoms 50g", "Coffee & Tea", "6.50", "Whole flowers for an evening cup."),
+    ("KIT-001", "Pour-Over Dripper", "Kitchen", "24.00", "Ceramic cone dripper, size 02."),
+    ("KIT-002", "Paper Filters (100)", "Kitchen", "5.00", "Unbleached filters for size 02 drippers."),
+    ("KIT-003", "Burr Coffee Grinder", "Kitchen", "89.00", "Conical steel burrs, 40 grind settings."),
+    ("KIT-004", "Gooseneck Kettle 1L", "Kitchen", "45.00", "Precise pouring spout, stovetop safe."),
+    ("KIT-005", "Digital Scale 0.1g", "Kitchen", "19.00", "Weigh beans and water with a built-in timer."),
+    ("KIT-006", "French Press 800ml", "Kitchen", "29.00", "Borosilicate glass with a steel frame."),
+    ("KIT-007", "Milk Frother", "Kitchen", "22.00", "Handheld whisk for foam in seconds."),
+    ("KIT-008", "Stoneware Mug 350ml", "Kitchen", "14.00", "Hand-glazed, dishwasher safe."),
+    ("KIT-009", "Cast Iron Skillet 26cm", "Kitchen", "39.00", "Pre-seasoned, oven safe to 260°C."),
+    ("KIT-010", "Chef's Knife 20cm", "Kitchen", "65.00", "Forged steel, full tang."),
+    (
+        "BOK-001",
+        "Designing Data-Intensive Applications",
+        "Books",
+        "42.00",
+        "Logs, streams and the systems built on them.",
+    ),
+    ("BOK-002", "Domain-Driven Design Distilled", "Books", "28.00", "The essentials of DDD in a weekend read."),
+    ("BOK-003", "Architecture Patterns with Python", "Books", "45.00", "Cosmic Python: ports, adapters, events."),
+    ("BOK-004", "The Coffee Roaster's Companion", "Books", "35.00", "Roasting from green bean to cup."),
+    ("BOK-005", "Salt, Fat, Acid, Heat", "Books", "30.00", "The four elements of good cooking."),
+    ("BOK-006", "Kafka: The Definitive Guide", "Books", "49.00", "Real-time data and stream processing at scale."),
+    ("OUT-001", "Insulated Bottle 750ml", "Outdoor", "27.00", "Keeps drinks cold for 24 hours."),
+    ("OUT-002", "Camping Stove", "Outdoor", "55.00", "Compact canister stove, 3000 W."),
+    ("OUT-003", "Headlamp 400lm", "Outdoor", "32.00", "Rechargeable, red-light mode."),
+    ("OUT-004", "Trail Daypack 22L", "Outdoor", "68.00", "Ventilated back panel, rain cover included."),
+    ("OUT-005", "Merino Beanie", "Outdoor", "24.00", "Soft, warm, does not itch."),
+    ("OUT-006", "Enamel Camp Mug", "Outdoor", "12.00", "Light, tough and campfire-ready."),
+    ("STA-001", "Dot Grid Notebook A5", "Stationery", "16.00", "120 gsm paper, lay-flat binding."),
+    ("STA-002", "Fountain Pen, Fine Nib", "Stationery", "34.00", "Steel nib with a converter."),
+    ("STA-003", "Blue-Black Ink 50ml", "Stationery", "11.00", "Water-resistant once dry."),
+    ("STA-004", "Mechanical Pencil 0.5mm", "Stationery", "9.00", "Knurled metal grip."),
+    ("STA-005", "Sticky Notes, 6 Pads", "Stationery", "7.50", "Assorted pastel colours."),
+    ("STA-006", "Desk Organizer", "Stationery", "26.00", "Bamboo, five compartments."),
+    ("AUD-001", "Wireless Earbuds", "Audio", "79.00", "Noise reduction, 24 h with case."),
+    ("AUD-002", "Over-Ear Headphones", "Audio", "149.00", "Closed-back, comfortable for long sessions."),
+    ("AUD-003", "Bluetooth Speaker", "Audio", "59.00", "Waterproof, 12 h battery."),
+    ("AUD-004", "USB Microphone", "Audio", "99.00", "Cardioid condenser for calls and podcasts."),
+    ("AUD-005", "Headphone Stand", "Audio", "21.00", "Walnut and aluminium."),
+    ("AUD-006", "3.5mm Cable 2m", "Audio", "8.00", "Braided, gold-plated plugs."),
+    ("AUD-007", "Vinyl Record Cleaner", "Audio", "18.00", "Brush and fluid kit."),
+    (
+        "OUT-007",
+        "Folding Chair",
+        "Outdoor",
+        "44.00",
+        "Packs into its own bag; discontinued.",
+    ),
+]
+
+# Inactive products stay in the catalog (old carts refer to them) but cannot be added.
+INACTIVE = {"OUT-007"}
+
+# (code, percent, once)
+COUPONS: list[tuple[str, int, bool]] = [
+    ("WELCOME10", 10, False),
+    ("SPRING15", 15, False),
+    ("FIRSTORDER20", 20, True),
+    ("VIP30", 30, True),
+]

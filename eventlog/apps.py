@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class EventlogConfig(AppConfig):
+    name = "eventlog"
+    verbose_name = "Event log"

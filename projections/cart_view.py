@@ -1,0 +1,109 @@
+"""`cart_view`: the current state of every cart, the only thing `GET /api/carts/<id>` reads.
+
+Written inline, in the transaction of the append (read-your-writes), by the same
+`apply` that a rebuild runs into a shadow table. Each row is the cart decider's
+own fold (`carts.decider.fold_recorded`) of the stream, so the view can never
+disagree with what the write side decides on.
+"""
+
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+from django.db import connections
+
+from carts.decider import CartState, Line, fold_recorded, initial_state
+from eventlog.records import RecordedEvent
+
+NAME = "cart_view"
+VERSION = 1
+TABLE = "projection_cart_view"
+CATEGORIES = ("cart",)
+
+COLUMNS = (
+    "cart_id", "owner", "status", "lines", "item_count", "subtotal", "discount", "total",
+    "coupon", "order_id", "version", "last_position", "updated_at",
+)  # fmt: skip
+
+
+def apply(events: Sequence[RecordedEvent], table: str = TABLE, *, using: str = "default") -> None:
+    """Fold `events` into `table`. Events at or below a row's version are skipped,
+    so delivering an event twice changes nothing (invariant 6)."""
+    by_cart: dict[str, list[RecordedEvent]] = defaultdict(list)
+    for event in events:
+        if event.category == "cart":
+            by_cart[event.stream_id.removeprefix("cart-")].append(event)
+    if not by_cart:
+        return
+    connection = connections[using]
+    current = _load(connection, table, list(by_cart))
+    rows = []
+    for cart_id, cart_events in by_cart.items():
+        state = current.get(cart_id, initial_state(cart_id))
+        fresh = [event for event in cart_events if event.version > state.version]
+        if fresh:
+            rows.append(to_row(fold_recorded(state, fresh), fresh[-1], connection))
+    _upsert(connection, table, rows)
+
+
+def to_row(state: CartState, last: RecordedEvent, connection: Any) -> list[Any]:
+    lines = [{"sku": line.sku, "quantity": line.quantity, "unit_price": str(line.unit_price)} for line in state.lines]
+    return [
+        state.cart_id, state.owner or "", state.status, json.dumps(lines), state.item_count,
+        str(state.subtotal), str(state.discount), str(state.total), state.coupon, state.order_id,
+        state.version, last.position, connection.ops.adapt_datetimefield_value(last.occurred_at),
+    ]  # fmt: skip
+
+
+def from_row(row: dict[str, Any]) -> CartState:
+    lines = row["lines"] if isinstance(row["lines"], list) else json.loads(row["lines"])
+    return CartState(
+        cart_id=row["cart_id"],
+        status=row["status"],
+        owner=row["owner"] or None,
+        lines=tuple(
+            Line(sku=line["sku"], quantity=line["quantity"], unit_price=Decimal(line["unit_price"])) for line in lines
+        ),
+        version=row["version"],
+        order_id=row["order_id"],
+        discount=Decimal(str(row["discount"])).quantize(Decimal("0.01")),
+        coupon=row["coupon"],
+    )
+
+
+def _load(connection: Any, table: str, cart_ids: list[str]) -> dict[str, CartState]:
+    placeholders = ", ".join(["%s"] * len(cart_ids))
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {', '.join(COLUMNS)} FROM {table} WHERE cart_id IN ({placeholders})", cart_ids)
+        return {row[0]: from_row(dict(zip(COLUMNS, row, strict=True))) for row in cursor.fetchall()}
+
+
+def _upsert(connection: Any, table: str, rows: list[list[Any]], chunk: int = 500) -> None:
+    for start in range(0, len(rows), chunk):
+        _upsert_chunk(connection, table, rows[start : start + chunk])
+
+
+def _upsert_chunk(connection: Any, table: str, rows: list[list[Any]]) -> None:
+    if not rows:
+        return
+    assignments = ", ".join(f"{column} = excluded.{column}" for column in COLUMNS[1:])
+    values = ", ".join(["(" + ", ".join(["%s"] * len(COLUMNS)) + ")"] * len(rows))
+    sql = (
+        f"INSERT INTO {table} ({', '.join(COLUMNS)}) VALUES {values} ON CONFLICT (cart_id) DO UPDATE SET {assignments}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [value for row in rows for value in row])
+
+
+def read(cart_id: str, *, using: str = "default") -> tuple[CartState, dict[str, Any]] | None:
+    """The cart's row as (state, raw row), or None if the view has no such cart."""
+    connection = connections[using]
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {', '.join(COLUMNS)} FROM {TABLE} WHERE cart_id = %s", [cart_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    raw = dict(zip(COLUMNS, row, strict=True))
+    return from_row(raw), raw

@@ -1,0 +1,41 @@
+"""Read tables of the projections, and the checkpoints of consumers.
+
+Projection rows are written by their projection module with plain SQL against
+a table name (so a rebuild can fill a shadow table with the same code); the
+models here give the ORM a way to read them and Django a way to migrate them.
+"""
+
+from django.db import models
+
+
+class CartView(models.Model):
+    """`cart_view`: one row per cart, written inline with each append (read-your-writes)."""
+
+    cart_id = models.CharField(max_length=64, primary_key=True)
+    owner = models.CharField(max_length=200, db_index=True)
+    status = models.CharField(max_length=20)
+    lines = models.JSONField(default=list)  # [{sku, quantity, unit_price}] in the order added
+    item_count = models.PositiveIntegerField(default=0)
+    subtotal = models.DecimalField(max_digits=12, decimal_places=2)
+    discount = models.DecimalField(max_digits=12, decimal_places=2)
+    total = models.DecimalField(max_digits=12, decimal_places=2)
+    coupon = models.CharField(max_length=40, null=True)
+    order_id = models.CharField(max_length=64, null=True)
+    version = models.PositiveIntegerField()  # the stream version this row reflects
+    last_position = models.BigIntegerField()  # the log position of that event
+    updated_at = models.DateTimeField()  # event time of that event (deterministic on rebuild)
+
+    class Meta:
+        db_table = "projection_cart_view"
+
+
+class Checkpoint(models.Model):
+    """How far a consumer has read the log; written in the same transaction as its view rows."""
+
+    name = models.CharField(max_length=100, primary_key=True)
+    position = models.BigIntegerField(default=0)
+    projection_version = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "projection_checkpoint"

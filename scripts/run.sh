@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The shop on the embedded defaults: SQLite file, consumers reading the event
+# table, Celery eager. Serves http://127.0.0.1:8000 until Ctrl-C.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh run
+PY=.venv/bin/python
+$PY manage.py migrate --no-input -v0
+$PY manage.py seed_catalog
+$PY manage.py collectstatic --no-input -v0
+
+# The consumers run beside the web server and stop with it.
+$PY manage.py run_consumers &
+CONSUMERS=$!
+trap 'kill -TERM $CONSUMERS 2>/dev/null; wait $CONSUMERS 2>/dev/null' EXIT INT TERM
+
+echo "cartlog: http://127.0.0.1:8000  (API docs at /api/docs/)"
+.venv/bin/gunicorn cartlog.wsgi --bind 127.0.0.1:8000 --workers 2 --threads 4 --access-logfile -

