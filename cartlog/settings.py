@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "catalog",
     "carts",
     "projections",
+    "consumers",
     "accounts",
     "claims",
     "relay",

@@ -1,0 +1,37 @@
+"""What a consumer is: a name, the stream categories it reads, and a batch handler.
+
+`handle(events)` runs inside the transaction that also moves the consumer's
+checkpoint, so its view rows and its checkpoint commit together (invariant 6).
+Events at or below the checkpoint never reach it: redelivery changes nothing.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from eventlog.records import RecordedEvent
+
+
+class Consumer(Protocol):
+    name: str
+    categories: tuple[str, ...]  # stream categories it reads ("cart", "claim"); () = all
+
+    def handle(self, events: Sequence[RecordedEvent]) -> None: ...
+
+
+@dataclass(frozen=True)
+class ProjectionConsumer:
+    """Runs a projection module (NAME, VERSION, TABLE, CATEGORIES, apply) as a consumer."""
+
+    projection: Any
+
+    @property
+    def name(self) -> str:
+        return str(self.projection.NAME)
+
+    @property
+    def categories(self) -> tuple[str, ...]:
+        return tuple(self.projection.CATEGORIES)
+
+    def handle(self, events: Sequence[RecordedEvent]) -> None:
+        self.projection.apply(events)

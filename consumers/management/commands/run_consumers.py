@@ -1,0 +1,40 @@
+"""`python manage.py run_consumers`: run every registered consumer until stopped."""
+
+import signal
+import threading
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from consumers import registry, runner
+
+
+class Command(BaseCommand):
+    help = "Run the consumers (async projections, claim validator, archiver; the relay when Kafka is set)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--only", action="append", default=[], metavar="NAME", help="run only these consumers")
+        parser.add_argument("--transport", choices=["table", "kafka"], default=None, help="default: kafka if set")
+        parser.add_argument("--once", action="store_true", help="process what is there now, then exit")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        consumers = registry.all_consumers()
+        if options["only"]:
+            unknown = set(options["only"]) - {c.name for c in consumers}
+            if unknown:
+                raise CommandError(f"unknown consumer(s): {', '.join(sorted(unknown))}")
+            consumers = [c for c in consumers if c.name in options["only"]]
+        kind = options["transport"] or registry.default_transport()
+        transport_factory = registry.transport_factory(kind)
+        if options["once"]:
+            for consumer in consumers:
+                count = runner.drain(consumer, transport_factory())
+                self.stdout.write(f"{consumer.name}: {count} events")
+            return
+        stop = threading.Event()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, lambda *_: stop.set())
+        names = ", ".join(c.name for c in consumers) or "none"
+        self.stdout.write(f"run_consumers: {names} on the {kind} transport (Ctrl-C stops after the batch in hand)")
+        threads = runner.run(consumers, transport_factory, stop)
+        runner.wait(threads, stop)

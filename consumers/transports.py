@@ -1,0 +1,57 @@
+"""Where a consumer's events come from, and how its progress is recorded.
+
+A transport hands out a `Batch`: the events to handle, plus `commit()` that
+records the progress *inside* the consumer's transaction (so view rows and
+progress commit together) and `after_commit()` for anything outside the
+database (e.g. a Kafka offset commit, which is only an optimisation then).
+
+`TableTransport` reads the event table by position: the embedded default, no
+Kafka needed. The Kafka transport lives in consumers/kafka_transport.py.
+"""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from eventlog import store
+from eventlog.records import RecordedEvent
+
+from . import checkpoints
+
+
+def _nothing() -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class Batch:
+    events: list[RecordedEvent]
+    commit: Callable[[], None] = _nothing
+    after_commit: Callable[[], None] = _nothing
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+class Transport(Protocol):
+    name: str
+
+    def fetch(self, consumer: str, categories: Sequence[str], limit: int) -> Batch: ...
+
+    def close(self) -> None: ...
+
+
+class TableTransport:
+    """Reads `eventlog_event` after the consumer's checkpoint, gap-safe (store.read_all)."""
+
+    name = "table"
+
+    def fetch(self, consumer: str, categories: Sequence[str], limit: int) -> Batch:
+        after = checkpoints.position(consumer)
+        # Anything at or below the checkpoint is already in the view: never hand it out again.
+        events = [e for e in store.read_all(after, limit, categories=categories or None) if e.position > after]
+        if not events:
+            return Batch(events=[])
+        last = events[-1].position
+        return Batch(events=events, commit=lambda: checkpoints.advance(consumer, after, last))
+
+    def close(self) -> None:
+        """Nothing held open."""
