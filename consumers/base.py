@@ -13,8 +13,13 @@ from eventlog.records import RecordedEvent
 
 
 class Consumer(Protocol):
-    name: str
-    categories: tuple[str, ...]  # stream categories it reads ("cart", "claim"); () = all
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def categories(self) -> tuple[str, ...]:
+        """Stream categories it reads ("cart", "claim"); () = all."""
+        ...
 
     def handle(self, events: Sequence[RecordedEvent]) -> None: ...
 
