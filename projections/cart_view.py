@@ -20,6 +20,7 @@ from eventlog.records import RecordedEvent
 NAME = "cart_view"
 VERSION = 1
 TABLE = "projection_cart_view"
+KEY = "cart_id"
 CATEGORIES = ("cart",)
 
 COLUMNS = (

@@ -1,9 +1,17 @@
 """Every projection by name: what it reads, where it writes, and its code version.
 
-A projection is a module (or object) with NAME, VERSION, TABLE, CATEGORIES and
-`apply(events, table)`. Inline projections run inside the command's
-transaction; async ones run in a consumer (`run_consumers`). Rebuilds look
-projections up here by name.
+A projection is a module (or object) with:
+
+- NAME: stable name ("cart_view"); VERSION: bumped when its code changes its rows;
+- TABLE: the one live table it writes; KEY: that table's primary-key column;
+- CATEGORIES: the stream categories it reads ("cart", "claim");
+- apply(events, table=TABLE, *, using="default"): fold events into `table`.
+
+`apply` must be deterministic (no clock, no randomness: times come from the
+events) and work on an empty table of any name with the live table's schema,
+because a rebuild runs the very same function into a shadow table. Inline
+projections run inside the command's transaction; async ones run in a consumer
+(`run_consumers`), which commits their rows with the checkpoint.
 """
 
 from collections.abc import Sequence
@@ -17,6 +25,7 @@ class Projection(Protocol):
     NAME: str
     VERSION: int
     TABLE: str
+    KEY: str
     CATEGORIES: tuple[str, ...]
 
     def apply(self, events: Sequence[RecordedEvent], table: str = ..., *, using: str = ...) -> None: ...
