@@ -142,6 +142,11 @@ def read_all(
     """Up to `limit` events after `after_position`, in position order, gap-safe.
 
     An empty result means "nothing safe to read yet", not "the log ends here".
+
+    On PostgreSQL, a transaction that has already written counts as running for
+    its own reads: it does not see the events it appended until it commits.
+    So a test that appends and then consumes must commit in between: use
+    `@pytest.mark.django_db(transaction=True)`, not the rollback-wrapped default.
     """
     connection = connections[using]
     where = ["position > %s"]
