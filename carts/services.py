@@ -2,9 +2,11 @@
 
 This is the entrance for both the REST API and the web shop: they pass what the
 user typed; the time, the product as the catalog knows it now and a fresh
-order id are filled in here, so `decide` stays pure.
+order id are filled in here, so `decide` stays pure. `at` (default: now) lets the
+shopper simulator run commands at simulated event times.
 """
 
+from datetime import datetime
 from uuid import uuid4
 
 from django.utils import timezone
@@ -15,21 +17,23 @@ from . import commands as c
 from .handler import Context, Outcome, handle
 
 
-def start_cart(context: Context, cart_id: str | None = None) -> Outcome:
-    return handle(c.StartCart(cart_id=cart_id or str(uuid4()), at=timezone.now(), owner=context.actor), context)
+def start_cart(context: Context, cart_id: str | None = None, *, at: datetime | None = None) -> Outcome:
+    return handle(c.StartCart(cart_id=cart_id or str(uuid4()), at=at or timezone.now(), owner=context.actor), context)
 
 
-def add_to_cart(context: Context, cart_id: str, sku: str, quantity: int) -> Outcome:
-    command = c.AddToCart(cart_id=cart_id, at=timezone.now(), sku=sku, quantity=quantity, product=product_snapshot(sku))
+def add_to_cart(context: Context, cart_id: str, sku: str, quantity: int, *, at: datetime | None = None) -> Outcome:
+    command = c.AddToCart(
+        cart_id=cart_id, at=at or timezone.now(), sku=sku, quantity=quantity, product=product_snapshot(sku)
+    )
     return handle(command, context)
 
 
-def update_quantity(context: Context, cart_id: str, sku: str, quantity: int) -> Outcome:
-    return handle(c.UpdateCartQuantity(cart_id=cart_id, at=timezone.now(), sku=sku, quantity=quantity), context)
+def update_quantity(context: Context, cart_id: str, sku: str, quantity: int, *, at: datetime | None = None) -> Outcome:
+    return handle(c.UpdateCartQuantity(cart_id=cart_id, at=at or timezone.now(), sku=sku, quantity=quantity), context)
 
 
-def remove_from_cart(context: Context, cart_id: str, sku: str) -> Outcome:
-    return handle(c.RemoveFromCart(cart_id=cart_id, at=timezone.now(), sku=sku), context)
+def remove_from_cart(context: Context, cart_id: str, sku: str, *, at: datetime | None = None) -> Outcome:
+    return handle(c.RemoveFromCart(cart_id=cart_id, at=at or timezone.now(), sku=sku), context)
 
 
 def change_owner(context: Context, cart_id: str, new_owner: str) -> Outcome:
@@ -37,8 +41,10 @@ def change_owner(context: Context, cart_id: str, new_owner: str) -> Outcome:
     return handle(c.ChangeCartOwner(cart_id=cart_id, at=timezone.now(), new_owner=new_owner), context)
 
 
-def checkout(context: Context, cart_id: str, discount: c.Discount | None = None) -> Outcome:
-    command = c.Checkout(cart_id=cart_id, at=timezone.now(), order_id=str(uuid4()), discount=discount)
+def checkout(
+    context: Context, cart_id: str, discount: c.Discount | None = None, *, at: datetime | None = None
+) -> Outcome:
+    command = c.Checkout(cart_id=cart_id, at=at or timezone.now(), order_id=str(uuid4()), discount=discount)
     return handle(command, context)
 
 
