@@ -60,6 +60,10 @@ def handle(command: c.CartCommand, context: Context) -> Outcome:
     for attempt in range(1, attempts + 1):
         try:
             with transaction.atomic():
+                if attempt > 1:
+                    # After a conflict, wait in line behind this cart's other writers instead
+                    # of racing them again: under contention optimistic retries can starve.
+                    store.lock_stream(stream_id(command.cart_id))
                 return _handle_once(command, context)
         except WrongExpectedVersionError:
             if context.expected_version is not None:

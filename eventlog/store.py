@@ -27,6 +27,7 @@ COLUMNS = "position, event_id, stream_id, version, type, schema_version, data, m
 # Reads on PostgreSQL stop before the oldest transaction still running: any row
 # it (or a later writer) will commit has a higher position than what we return.
 PG_VISIBLE = "transaction_id < pg_snapshot_xmin(pg_current_snapshot())"
+STREAM_LOCK_CLASS = 7426  # first key of the per-stream advisory locks (lock_stream)
 
 
 def _dumps(value: Any) -> str:
@@ -124,6 +125,21 @@ def _append_sqlite(
         return rows
 
 
+def lock_stream(stream_id: str, *, using: str = "default") -> None:
+    """Queue behind the other writers of `stream_id` that lock it, until this transaction ends.
+
+    A remedy for retry storms, not a correctness device: appends stay checked
+    against the expected version (invariant 2) whether the writer locked or not.
+    An advisory lock takes no transaction id, so the append that follows stays
+    on eventlog_append's fast path. SQLite runs one writer at a time: a no-op.
+    """
+    connection = connections[using]
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            # The two-key form keeps these apart from eventlog_append's one-key locks.
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [STREAM_LOCK_CLASS, stream_id])
+
+
 def read_stream(stream_id: str, up_to_version: int | None = None, *, using: str = "default") -> list[RecordedEvent]:
     """One stream's events in version order, optionally only up to a version (time travel)."""
     sql = f"SELECT {COLUMNS} FROM eventlog_event WHERE stream_id = %s"
@@ -137,11 +153,21 @@ def read_stream(stream_id: str, up_to_version: int | None = None, *, using: str 
 
 
 def read_all(
-    after_position: int, limit: int = 1000, *, categories: Sequence[str] | None = None, using: str = "default"
+    after_position: int,
+    limit: int = 1000,
+    *,
+    categories: Sequence[str] | None = None,
+    using: str = "default",
+    appends_paused: bool = False,
 ) -> list[RecordedEvent]:
     """Up to `limit` events after `after_position`, in position order, gap-safe.
 
     An empty result means "nothing safe to read yet", not "the log ends here".
+
+    `appends_paused=True` is for a caller that holds SLOW_LOCK exclusively
+    (migration 0003): no append is in flight then, so every committed event is
+    safe, and the transaction-id filter (which any running transaction, append
+    or not, holds back) is dropped. A rebuild's swap of `cart_view` reads so.
 
     On PostgreSQL, a transaction that has already written counts as running for
     its own reads: it does not see the events it appended until it commits.
@@ -151,7 +177,7 @@ def read_all(
     connection = connections[using]
     where = ["position > %s"]
     params: list[Any] = [after_position]
-    if connection.vendor == "postgresql":
+    if connection.vendor == "postgresql" and not appends_paused:
         where.append(PG_VISIBLE)
     if categories:
         where.append("(" + " OR ".join("stream_id LIKE %s" for _ in categories) + ")")
