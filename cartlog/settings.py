@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "relay",
     "analytics",
     "shop",
+    "rebuilds",
 ]
 
 MIDDLEWARE = [
