@@ -18,6 +18,7 @@ from .transports import TableTransport, Transport
 
 FACTORIES: list[str] = [
     "consumers.registry.projection_consumers",
+    "analytics.archive_consumer.consumers",
 ]
 
 

@@ -46,6 +46,13 @@ def _allow_test_flush_on_sqlite() -> None:
 _allow_test_flush_on_sqlite()
 
 
+@pytest.fixture(autouse=True)
+def _event_archive_per_test(settings, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Each test archives into a folder of its own, never the developer's var/archive
+    (the archiver runs among the consumers, so any test of run_consumers archives)."""
+    settings.EVENT_ARCHIVE_PATH = str(tmp_path_factory.mktemp("archive"))
+
+
 @pytest.fixture
 def catalog(db: None) -> None:
     """A small catalog: two active products, one inactive, two coupons."""

@@ -1,0 +1,49 @@
+"""The archiver as a consumer of `run_consumers` (registered in consumers/registry.py).
+
+A delivered batch is only a signal of how far the log has grown: the archive
+is a prefix of the log *by position*, which Kafka's per-key order cannot give,
+so the consumer reads the log itself from the archive's own checkpoint, up to
+the batch's highest position. That also makes it self-healing: a batch it
+skipped, or an archive folder deleted and started afresh, is caught up from the
+log on the next delivery. It writes only once enough events are pending or the
+last write is old enough, so a quiet shop does not fill the archive with tiny
+files; `archive_events` and `run_spark_jobs` always bring it fully up to date.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from django.conf import settings
+
+from eventlog.records import RecordedEvent
+
+from . import archive_files as files
+from .archive import archive, archive_root
+
+MIN_EVENTS = 5_000
+MAX_DELAY = timedelta(minutes=5)
+
+
+@dataclass(frozen=True)
+class ArchiveConsumer:
+    name: str = "archiver"
+    categories: tuple[str, ...] = ()  # every category: the archive is the whole log
+
+    def handle(self, events: Sequence[RecordedEvent]) -> None:
+        if not events:
+            return
+        through = max(event.position for event in events)
+        if _due(files.read_checkpoint(archive_root()), through):
+            archive(through=through)
+
+
+def _due(checkpoint: files.Checkpoint, through: int) -> bool:
+    min_events = getattr(settings, "ARCHIVE_CONSUMER_MIN_EVENTS", MIN_EVENTS)
+    if through - checkpoint.position >= min_events or checkpoint.updated_at is None:
+        return True
+    return datetime.now(UTC) - datetime.fromisoformat(checkpoint.updated_at) >= MAX_DELAY
+
+
+def consumers() -> list[ArchiveConsumer]:
+    return [ArchiveConsumer()]

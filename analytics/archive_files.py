@@ -1,0 +1,182 @@
+"""The event archive on disk: Parquet part files partitioned by event date, and its checkpoint.
+
+This layout is the contract with spark_jobs/ (which read it, never the database):
+
+    <EVENT_ARCHIVE_PATH>/events/event_date=YYYY-MM-DD/part-<first:012d>-<last:012d>.parquet
+    <EVENT_ARCHIVE_PATH>/_checkpoint.json   {"position": N, "events": total, "updated_at": iso,
+                                             "last_event_id": the event at N}
+
+Every write lands under a dot-prefixed temporary name first and is renamed into
+place, so a reader (Spark, DuckDB, which skip `.`/`_` names) never sees half a file.
+"""
+
+import json
+import os
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import BinaryIO
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from django.core.serializers.json import DjangoJSONEncoder
+
+from eventlog.records import RecordedEvent
+
+TIMESTAMP = pa.timestamp("us", tz="UTC")
+SCHEMA = pa.schema(
+    [
+        ("position", pa.int64()),
+        ("event_id", pa.string()),
+        ("stream_id", pa.string()),
+        ("version", pa.int32()),
+        ("type", pa.string()),
+        ("schema_version", pa.int32()),
+        ("data", pa.string()),  # JSON text, upcast to the type's current schema version
+        ("metadata", pa.string()),  # JSON text
+        ("occurred_at", TIMESTAMP),
+        ("recorded_at", TIMESTAMP),
+    ]
+)
+EVENTS_DIR = "events"
+CHECKPOINT_FILE = "_checkpoint.json"
+PART_NAME = re.compile(r"^part-(?P<first>\d{12})-(?P<last>\d{12})\.parquet$")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Checkpoint:
+    """The last log position the archive holds, and how many events it holds in all."""
+
+    position: int = 0
+    events: int = 0
+    updated_at: str | None = None
+    # The id of the event at `position`: ties the archive to the log it was written from.
+    last_event_id: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PartFile:
+    path: Path
+    event_date: date
+    first_position: int
+    last_position: int
+
+
+def read_checkpoint(root: Path) -> Checkpoint:
+    path = root / CHECKPOINT_FILE
+    if not path.exists():
+        return Checkpoint()
+    raw = json.loads(path.read_text())
+    return Checkpoint(
+        position=int(raw["position"]),
+        events=int(raw["events"]),
+        updated_at=raw.get("updated_at"),
+        last_event_id=raw.get("last_event_id"),
+    )
+
+
+def write_checkpoint(root: Path, checkpoint: Checkpoint) -> None:
+    """Atomically: a crash leaves either the old checkpoint or the new one, never half of one."""
+    _replace_atomically(root / CHECKPOINT_FILE, json.dumps(asdict(checkpoint)).encode())
+
+
+def write_parts(root: Path, events: Sequence[RecordedEvent]) -> list[PartFile]:
+    """One part file per event date of `events` (in position order); returns the files written."""
+    by_date: dict[date, list[RecordedEvent]] = defaultdict(list)
+    for event in events:
+        by_date[event.occurred_at.astimezone(UTC).date()].append(event)
+    return [_write_part(root, event_date, day_events) for event_date, day_events in sorted(by_date.items())]
+
+
+def _write_part(root: Path, event_date: date, events: list[RecordedEvent]) -> PartFile:
+    first, last = events[0].position, events[-1].position
+    folder = root / EVENTS_DIR / f"event_date={event_date.isoformat()}"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"part-{first:012d}-{last:012d}.parquet"
+    temporary = folder / f".{path.name}.tmp"
+    with open(temporary, "wb") as handle:
+        pq.write_table(to_table(events), handle)
+        _sync(handle)
+    os.replace(temporary, path)
+    return PartFile(path=path, event_date=event_date, first_position=first, last_position=last)
+
+
+def to_table(events: Sequence[RecordedEvent]) -> pa.Table:
+    columns = {
+        "position": [e.position for e in events],
+        "event_id": [str(e.event_id) for e in events],
+        "stream_id": [e.stream_id for e in events],
+        "version": [e.version for e in events],
+        "type": [e.type for e in events],
+        "schema_version": [e.schema_version for e in events],
+        "data": [_json(e.data) for e in events],
+        "metadata": [_json(e.metadata) for e in events],
+        "occurred_at": [e.occurred_at for e in events],
+        "recorded_at": [e.recorded_at for e in events],
+    }
+    return pa.Table.from_pydict(columns, schema=SCHEMA)
+
+
+def part_files(root: Path) -> list[PartFile]:
+    """Every part file in the archive, in position order."""
+    parts = []
+    events_dir = root / EVENTS_DIR
+    if not events_dir.is_dir():
+        return []
+    for folder in os.scandir(events_dir):
+        if not (folder.is_dir() and folder.name.startswith("event_date=")):
+            continue
+        event_date = date.fromisoformat(folder.name.removeprefix("event_date="))
+        for entry in os.scandir(folder.path):
+            if match := PART_NAME.match(entry.name):
+                parts.append(
+                    PartFile(
+                        path=Path(entry.path),
+                        event_date=event_date,
+                        first_position=int(match["first"]),
+                        last_position=int(match["last"]),
+                    )
+                )
+    return sorted(parts, key=lambda part: part.first_position)
+
+
+def remove_unacknowledged(root: Path, position: int) -> list[Path]:
+    """Delete what a crashed run wrote after the checkpoint: part files past it, and temporaries.
+
+    A run writes its files before it moves the checkpoint, so every file of a
+    batch the checkpoint does not cover starts after it. Deleting them and
+    re-reading the log from the checkpoint writes those events exactly once.
+    """
+    removed = [part.path for part in part_files(root) if part.first_position > position]
+    events_dir = root / EVENTS_DIR
+    if events_dir.is_dir():
+        removed += [p for p in events_dir.glob("event_date=*/.part-*.tmp")]
+    for path in removed:
+        path.unlink(missing_ok=True)
+    return removed
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, cls=DjangoJSONEncoder, separators=(",", ":"))
+
+
+def _replace_atomically(path: Path, content: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp")
+    with open(temporary, "wb") as handle:
+        handle.write(content)
+        _sync(handle)
+    os.replace(temporary, path)
+
+
+def _sync(handle: BinaryIO) -> None:
+    # Part files reach the disk before the checkpoint that acknowledges them does.
+    handle.flush()
+    os.fsync(handle.fileno())
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat()

@@ -1,0 +1,34 @@
+"""`python manage.py archive_events`: bring the Parquet event archive up to date with the log."""
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from analytics.archive import DEFAULT_BATCH_SIZE, ArchiveResult, archive, archive_position, archive_root
+from eventlog import store
+
+
+class Command(BaseCommand):
+    help = "Write the log's new events to the Parquet archive (EVENT_ARCHIVE_PATH); safe to re-run at any time."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="events per read and write")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        start = archive_position()
+        pending = max(store.head_position() - start, 0)  # positions, an upper bound on events
+        columns = (TextColumn("archive"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        with Progress(*columns, disable=options["verbosity"] == 0) as bar:
+            task = bar.add_task("archive", total=pending)
+
+            def show(result: ArchiveResult) -> None:
+                bar.update(task, completed=result.position - start)
+
+            result = archive(batch_size=options["batch_size"], progress=show)
+            bar.update(task, completed=pending)
+        if options["verbosity"]:
+            self.stdout.write(
+                f"archive {archive_root()}: read {result.read}, wrote {result.written} events in "
+                f"{result.files} files; position {start} -> {result.position}"
+            )
