@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import close_old_connections, connection, transaction
 
 from .base import Consumer
+from .checkpoints import CheckpointMovedError
 from .lease import Lease
 from .transports import Transport
 
@@ -26,14 +27,22 @@ log = logging.getLogger(__name__)
 
 def process_batch(consumer: Consumer, transport: Transport, limit: int | None = None) -> int:
     """Fetch one batch, handle it and record progress in one transaction; return its size."""
-    batch = transport.fetch(consumer.name, consumer.categories, limit or settings.CONSUMER_BATCH_SIZE)
-    if not batch.events:
-        return 0
-    with transaction.atomic():
-        consumer.handle(batch.events)
-        batch.commit()
-    batch.after_commit()
-    return len(batch.events)
+    for _ in range(3):
+        batch = transport.fetch(consumer.name, consumer.categories, limit or settings.CONSUMER_BATCH_SIZE)
+        if not batch.events:
+            return 0
+        try:
+            with transaction.atomic():
+                consumer.handle(batch.events)
+                batch.commit()
+        except CheckpointMovedError:
+            # Someone moved the checkpoint between our fetch and our commit (a rebuild's
+            # swap does, on purpose): the batch was rolled back; fetch again from there.
+            log.info("checkpoint of %s moved under its batch; fetching again", consumer.name)
+            continue
+        batch.after_commit()
+        return len(batch.events)
+    return 0
 
 
 def drain(consumer: Consumer, transport: Transport, limit: int | None = None) -> int:

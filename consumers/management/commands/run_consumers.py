@@ -7,6 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from consumers import registry, runner
+from rebuilds import versioned
 
 
 class Command(BaseCommand):
@@ -30,11 +31,14 @@ class Command(BaseCommand):
             for consumer in consumers:
                 count = runner.drain(consumer, transport_factory())
                 self.stdout.write(f"{consumer.name}: {count} events")
+            for name in versioned.rebuild_outdated():  # views whose code VERSION is newer (rebuilds/)
+                self.stdout.write(f"{name}: rebuilt with its new version and swapped in")
             return
         stop = threading.Event()
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: stop.set())
         names = ", ".join(c.name for c in consumers) or "none"
         self.stdout.write(f"run_consumers: {names} on the {kind} transport (Ctrl-C stops after the batch in hand)")
-        threads = runner.run(consumers, transport_factory, stop)
+        # Beside the consumers: rebuild, blue/green, each view whose code VERSION is newer (rebuilds/).
+        threads = [*runner.run(consumers, transport_factory, stop), *versioned.start(stop)]
         runner.wait(threads, stop)

@@ -1,0 +1,111 @@
+"""A rebuild's run record: start one, resume one, record each batch, finish one.
+
+A projection has at most one unfinished run; a new rebuild resumes it when it
+was started by the same code VERSION (its shadow is then still right so far),
+and abandons it otherwise. One process at a time works on a projection's
+rebuild: the `rebuild:<name>` lease (consumers.lease) sees to it.
+"""
+
+import os
+import socket
+from typing import Any
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from consumers.lease import Lease
+from consumers.models import Lease as LeaseRow
+from eventlog import store
+
+from . import shadow
+from .models import FINISHED, RebuildRun
+
+
+class RebuildBusyError(Exception):
+    """Another process is rebuilding this projection right now."""
+
+
+class RunMovedError(Exception):
+    """The run's checkpoint moved under us: another process works on it."""
+
+
+def take_lease(name: str) -> Lease:
+    lease = Lease(f"rebuild:{name}")
+    if connection.vendor != "postgresql":
+        _clear_dead_holder(lease.name)
+    if not lease.acquire():
+        raise RebuildBusyError(f"a rebuild of {name!r} is running in another process")
+    return lease
+
+
+def _clear_dead_holder(lease_name: str) -> None:
+    """A lease row left by a killed process on this machine frees at once, not after its ttl."""
+    row = LeaseRow.objects.filter(name=lease_name).first()
+    if row is None:
+        return
+    host, _, rest = row.holder.partition(":")
+    pid = rest.partition(":")[0]
+    if host == socket.gethostname() and pid.isdigit() and not _alive(int(pid)):
+        row.delete()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def resume_or_start(projection: Any) -> RebuildRun:
+    """The projection's unfinished run if the same code started it, else a fresh one."""
+    run = RebuildRun.objects.filter(projection=projection.NAME).exclude(status__in=FINISHED).first()
+    if run and run.projection_version == projection.VERSION and shadow.exists(run.shadow_table):
+        return run
+    with transaction.atomic():
+        if run:
+            run.status = "abandoned"
+            run.finished_at = timezone.now()
+            run.save(update_fields=["status", "finished_at", "updated_at"])
+        table = shadow.shadow_name(projection.TABLE)
+        shadow.create(projection.TABLE, table)
+        return RebuildRun.objects.create(
+            projection=projection.NAME,
+            projection_version=projection.VERSION,
+            shadow_table=table,
+            head=store.head_position(),
+        )
+
+
+def record_batch(run: RebuildRun, to_position: int, events: int, rate: float) -> None:
+    """Move the run's checkpoint inside the batch's transaction (compare-and-set)."""
+    moved = RebuildRun.objects.filter(id=run.id, position=run.position).update(
+        position=to_position,
+        events_done=run.events_done + events,
+        rate=rate,
+        status="building",
+        updated_at=timezone.now(),
+    )
+    if moved != 1:
+        raise RunMovedError(f"rebuild run {run.id} is no longer at position {run.position}")
+    run.position = to_position
+    run.events_done += events
+    run.rate = rate
+
+
+def set_status(run: RebuildRun, status: str, **fields: Any) -> None:
+    run.status = status
+    for name, value in fields.items():
+        setattr(run, name, value)
+    if status in FINISHED:
+        run.finished_at = timezone.now()
+    RebuildRun.objects.filter(id=run.id).update(
+        status=status, finished_at=run.finished_at, updated_at=timezone.now(), **fields
+    )
+
+
+def fail(run: RebuildRun, error: BaseException) -> None:
+    """Record why a run stopped; it stays resumable from its checkpoint."""
+    set_status(run, "failed", error=f"{type(error).__name__}: {error}")

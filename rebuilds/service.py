@@ -1,0 +1,62 @@
+"""Rebuild one projection: resume or start a run, fill the shadow, then swap or verify.
+
+    rebuild("cart_view")                 # build beside the live table, catch up, swap
+    rebuild("cart_view", verify=True)    # build, catch up, compare; the live table stays
+
+The same function runs from `manage.py rebuild_projection`, the Celery task,
+and `run_consumers` when a projection's VERSION is newer than its live table.
+"""
+
+import threading
+from dataclasses import dataclass, field
+
+from projections import registry
+
+from . import build, finish, runs
+from .progress import Progress, Silent
+from .verify import RowDifference
+
+
+@dataclass(frozen=True)
+class Outcome:
+    run_id: int
+    status: str  # "swapped", "verified", "differs", or "stopped" (resumable)
+    position: int
+    events_done: int
+    differences: list[RowDifference] = field(default_factory=list)
+
+
+def rebuild(
+    name: str,
+    *,
+    verify: bool = False,
+    batch_size: int = 1000,
+    progress: Progress | None = None,
+    stop: threading.Event | None = None,
+    pause: float = 0.0,
+) -> Outcome:
+    projection = registry.get(name)
+    progress = progress or Silent()
+    lease = runs.take_lease(name)
+    run = None
+    try:
+        run = runs.resume_or_start(projection)
+        if not build.catch_up(run, projection, batch_size, progress, stop, pause):
+            return Outcome(run_id=run.id, status="stopped", position=run.position, events_done=run.events_done)
+        differences = finish.compare(run, projection) if verify else []
+        if not verify:
+            finish.swap(run, projection)
+        return Outcome(
+            run_id=run.id,
+            status=run.status,
+            position=run.position,
+            events_done=run.events_done,
+            differences=differences,
+        )
+    except Exception as error:
+        if run is not None:
+            runs.fail(run, error)
+        raise
+    finally:
+        progress.close()
+        lease.release()

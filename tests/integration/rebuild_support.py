@@ -1,0 +1,80 @@
+"""Helpers of the rebuild tests: a shop's worth of log, an async test view, row snapshots.
+
+The log comes from the command layer (carts.services), so it holds what the
+shop writes: starts, adds, quantity changes (also to 0), removals, checkouts.
+"""
+
+import random
+from typing import Any
+
+from django.db import connection
+
+from carts import services
+from carts.handler import Context, load
+from catalog.models import Product
+from consumers import registry as consumer_registry
+from consumers import runner
+from consumers.transports import TableTransport
+
+
+def skus() -> list[str]:
+    return list(Product.objects.filter(active=True).order_by("sku").values_list("sku", flat=True)[:8])
+
+
+def shop(carts: int, seed: int = 1) -> list[str]:
+    """Run `carts` random shopping sessions; return the cart ids."""
+    rng, catalog, ids = random.Random(seed), skus(), []
+    for n in range(carts):
+        ids.append(session(rng, catalog, Context(actor=f"user:{n % 7}")))
+    return ids
+
+
+def session(rng: random.Random, catalog: list[str], context: Context) -> str:
+    cart_id = services.start_cart(context).state.cart_id
+    chosen = rng.sample(catalog, rng.randint(1, 4))
+    for sku in chosen:
+        services.add_to_cart(context, cart_id, sku, rng.randint(1, 3))
+    for sku in chosen:
+        roll = rng.random()
+        if roll < 0.3:
+            services.update_quantity(context, cart_id, sku, rng.randint(0, 5))
+        elif roll < 0.4:
+            services.remove_from_cart(context, cart_id, sku)
+    if rng.random() < 0.4 and _has_items(cart_id):
+        services.checkout(context, cart_id)
+    return cart_id
+
+
+def _has_items(cart_id: str) -> bool:
+    return load(cart_id).item_count > 0
+
+
+def rows(table: str, key: str) -> dict[Any, dict[str, Any]]:
+    with connection.cursor() as cursor:
+        cursor.execute(f'SELECT * FROM "{table}"')
+        columns = [column[0] for column in cursor.description]
+        return {row[key]: row for row in (dict(zip(columns, values, strict=True)) for values in cursor.fetchall())}
+
+
+def drain_consumers() -> None:
+    """What `run_consumers --once` does for the async projections."""
+    for consumer in consumer_registry.projection_consumers():
+        runner.drain(consumer, TableTransport())
+
+
+def drop_tables(*tables: str) -> None:
+    with connection.cursor() as cursor:
+        for table in tables:
+            cursor.execute(f'DROP TABLE IF EXISTS "{table}"')
+
+
+def register_item_counts(monkeypatch: Any) -> Any:
+    """Add the async test view to the registry with its table; returns the module."""
+    from projections import registry
+
+    from . import rebuild_item_counts as module
+
+    drop_tables(module.TABLE, f"{module.TABLE}__rebuild", f"{module.TABLE}__retired")
+    module.create_table()
+    monkeypatch.setattr(registry, "ASYNC_MODULES", [*registry.ASYNC_MODULES, module.MODULE])
+    return module
