@@ -1,0 +1,29 @@
+"""The Celery app, configured from Django settings (the `CELERY_*` names).
+
+With `CELERY_BROKER_URL` unset, tasks run eagerly in the caller (the embedded
+default); with it set, workers and beat on that broker run them. Beat runs the
+analytics pipeline every `ANALYTICS_INTERVAL_SECONDS`.
+"""
+
+import os
+from typing import Any
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cartlog.settings")
+
+app = Celery("cartlog")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()
+
+ANALYTICS_TASK = "analytics.tasks.run_analytics"
+
+
+@app.on_after_configure.connect
+def schedule_analytics(sender: Celery, **kwargs: Any) -> None:
+    # Settings are read here, once Celery configures itself, not while this module is imported.
+    from django.conf import settings
+
+    sender.add_periodic_task(
+        float(settings.ANALYTICS_INTERVAL_SECONDS), sender.signature(ANALYTICS_TASK), name="analytics pipeline"
+    )

@@ -1,0 +1,91 @@
+"""Celery: eager without a broker (the embedded default), and a real worker on Redis that
+archives a PostgreSQL test database, its effect read back from the Parquet files."""
+
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from uuid import UUID, uuid4
+
+import pyarrow.dataset as ds
+import pytest
+from celery import Celery
+from django.conf import settings as django_settings
+from django.db import connection
+
+from analytics.archive import archive_position
+from analytics.tasks import archive_events, run_analytics
+from cartlog.celery import app as celery_app
+from carts import services
+from carts.handler import Context
+from eventlog import store
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+REDIS = "redis://127.0.0.1:6379/14"  # a database of its own; the queue name is unique per run too
+
+
+def shop(carts: int) -> None:
+    context = Context(actor="anon:celery-test")
+    at = datetime(2026, 5, 1, 12, tzinfo=UTC)
+    for n in range(carts):
+        cart_id = services.start_cart(context, at=at).state.cart_id
+        services.add_to_cart(context, cart_id, "COF-001", 1 + n, at=at + timedelta(minutes=1))
+
+
+def archived_event_ids(root: Path) -> list[UUID]:
+    table = ds.dataset(root / "events", format="parquet", partitioning="hive").to_table().sort_by("position")
+    return [UUID(event_id) for event_id in table.column("event_id").to_pylist()]
+
+
+def logged_event_ids() -> list[UUID]:
+    return [event.event_id for batch in store.iter_all(0) for event in batch]
+
+
+def test_without_a_broker_tasks_run_eagerly_in_the_caller(catalog: None, settings, tmp_path: Path) -> None:
+    settings.EVENT_ARCHIVE_PATH = str(tmp_path / "archive")
+    shop(2)
+    assert celery_app.conf.task_always_eager
+    assert archive_events.delay().get() == {"read": 4, "written": 4, "files": 1, "position": store.head_position()}
+    run_analytics.delay().get()
+    assert archive_position() == store.head_position()
+
+
+def test_beat_runs_the_analytics_pipeline_at_the_configured_interval() -> None:
+    entry = celery_app.conf.beat_schedule["analytics pipeline"]
+    assert entry["task"] == run_analytics.name == "analytics.tasks.run_analytics"
+    assert entry["schedule"] == django_settings.ANALYTICS_INTERVAL_SECONDS
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+@pytest.mark.slow
+def test_a_worker_on_redis_archives_the_database_it_is_pointed_at(catalog: None, tmp_path: Path) -> None:
+    shop(3)
+    queue = f"test-archive-{uuid4().hex}"
+    worker = start_worker(queue, archive=tmp_path / "archive", var=tmp_path / "var")
+    try:
+        client = Celery("test-client", broker=REDIS, backend=REDIS)
+        summary = client.send_task("analytics.tasks.archive_events", queue=queue).get(timeout=90)
+    finally:
+        worker.terminate()
+        output = worker.communicate(timeout=30)[0]
+    assert summary["written"] == 6, output
+    assert archived_event_ids(tmp_path / "archive") == logged_event_ids()
+
+
+def start_worker(queue: str, *, archive: Path, var: Path) -> subprocess.Popen[str]:
+    db = connection.settings_dict
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "CELERY_BROKER_URL": REDIS,
+        "CELERY_RESULT_BACKEND": REDIS,
+        "EVENT_ARCHIVE_PATH": str(archive),
+        "CARTLOG_VAR_DIR": str(var),
+    }
+    command = [sys.executable, "-m", "celery", "-A", "cartlog", "worker", "--pool=solo", "-Q", queue,
+               "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel=INFO"]  # fmt: skip
+    root = Path(__file__).resolve().parents[2]
+    return subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
