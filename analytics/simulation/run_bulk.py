@@ -12,9 +12,10 @@ commands for one chunk at a time; keep chunks small enough for that.
 """
 
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from uuid import uuid4
 
-from django.db import transaction
+from django.db import connection, transaction
 
 from carts import commands as c
 from carts.decider import decide, fold, initial_state
@@ -30,11 +31,55 @@ from .shopper import Action, Session
 CHUNK = 500  # carts per transaction
 
 
+class BulkWriter:
+    """Decides chunks of sessions here while one writer thread appends the previous chunk.
+
+    Deciding is Python work and appending mostly waits on the database, so the
+    two overlap; the single writer keeps the chunks' transactions in order.
+    Called inside a transaction (a test's, say), it appends in that transaction
+    instead: a thread has a connection of its own and would write outside it.
+    """
+
+    def __init__(self, products: Mapping[str, c.ProductSnapshot], chunk: int = CHUNK) -> None:
+        self.products = products
+        self.chunk = chunk
+        self.tally = Tally()
+        self._threaded = not connection.in_atomic_block
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="simulate-writer")
+        self._pending: Future[Tally] | None = None
+
+    def write(self, sessions: Sequence[Session]) -> None:
+        for start in range(0, len(sessions), self.chunk):
+            decided = [_decide_session(s, self.products) for s in sessions[start : start + self.chunk]]
+            self._collect()
+            if self._threaded:
+                self._pending = self._writer.submit(_append_chunk, decided)
+            else:
+                self.tally += _append_chunk(decided)
+
+    def close(self) -> Tally:
+        """Wait for the last chunk; returns what every chunk appended."""
+        try:
+            self._collect()
+        finally:
+            self._writer.submit(_close_connection).result()
+            self._writer.shutdown()
+        return self.tally
+
+    def _collect(self) -> None:
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            self.tally += pending.result()  # re-raises the writer's error here
+
+
+def _close_connection() -> None:
+    connection.close()  # looked up in the writer thread: its own connection, not the caller's
+
+
 def run_bulk(sessions: Sequence[Session], products: Mapping[str, c.ProductSnapshot], chunk: int = CHUNK) -> Tally:
-    tally = Tally()
-    for start in range(0, len(sessions), chunk):
-        tally += _append_chunk([_decide_session(s, products) for s in sessions[start : start + chunk]])
-    return tally
+    writer = BulkWriter(products, chunk)
+    writer.write(sessions)
+    return writer.close()
 
 
 def _append_chunk(decided: list[tuple[str, list[NewEvent], int]]) -> Tally:

@@ -12,7 +12,7 @@ from carts.commands import ProductSnapshot
 from catalog.models import Coupon, Product
 
 from .plan import PlanSettings, default_associations, plan_days
-from .run_bulk import run_bulk
+from .run_bulk import BulkWriter
 from .run_commands import Tally, run_commands
 from .shopper import Association
 
@@ -54,16 +54,37 @@ def simulate(
         associations=tuple(default_associations() if associations is None else associations),
     )  # fmt: skip
     _check_associations(plan)
-    began, tally, done = time.perf_counter(), Tally(), 0
-    for _, sessions in plan_days(plan):
-        tally += run_bulk(sessions, products) if bulk else run_commands(sessions)
-        done += len(sessions)
-        if progress:
-            progress(done)
+    began = time.perf_counter()
+    tally = _play_bulk(plan, products, progress) if bulk else _play_commands(plan, progress)
     return SimulationResult(
         carts=carts, events=tally.events, rejected=tally.rejected, seconds=time.perf_counter() - began,
         mode="bulk" if bulk else "commands", backend=connection.vendor,
     )  # fmt: skip
+
+
+def _play_commands(plan: PlanSettings, progress: Callable[[int], None] | None) -> Tally:
+    tally, done = Tally(), 0
+    for _, sessions in plan_days(plan):
+        tally += run_commands(sessions)
+        done += len(sessions)
+        if progress:
+            progress(done)
+    return tally
+
+
+def _play_bulk(
+    plan: PlanSettings, products: dict[str, ProductSnapshot], progress: Callable[[int], None] | None
+) -> Tally:
+    writer, done = BulkWriter(products), 0
+    try:
+        for _, sessions in plan_days(plan):
+            writer.write(sessions)
+            done += len(sessions)
+            if progress:
+                progress(done)
+    finally:
+        tally = writer.close()
+    return tally
 
 
 def active_products() -> dict[str, ProductSnapshot]:

@@ -9,12 +9,14 @@ from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db.models import Count, Sum
 
 from analytics.simulation.simulate import simulate
 from carts.decider import fold_recorded, initial_state
 from eventlog import store
 from eventlog.records import RecordedEvent
 from projections import cart_view
+from projections.models import CartView
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -102,3 +104,11 @@ def test_the_command_seeds_an_empty_catalog_and_refuses_unknown_skus(db: None) -
         call_command("simulate_shoppers", "--carts", "1", "--association", "NOPE-1:BOK-001:0.5", verbosity=0)
     call_command("simulate_shoppers", "--carts", "3", "--seed", "1", verbosity=0, stdout=StringIO())
     assert len(streams(0, store.head_position())) == 3
+
+
+@pytest.mark.django_db(transaction=False)
+def test_bulk_mode_inside_a_transaction_writes_in_that_transaction(seeded_catalog: None) -> None:
+    result = simulate(carts=10, seed=5, days=1, start=START, bulk=True)
+    # Read back in this (uncommitted) transaction: a writer thread's rows would not be here yet.
+    views = CartView.objects.aggregate(carts=Count("cart_id"), events=Sum("version"))
+    assert views == {"carts": 10, "events": result.events}
