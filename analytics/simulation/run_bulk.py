@@ -98,7 +98,7 @@ def _decide_session(session: Session, products: Mapping[str, c.ProductSnapshot])
     logged: list[NewEvent] = []
     rejected = 0
     for action in session.actions:
-        command = _command(cart_id, session.owner, action, products)
+        command = command_for(cart_id, session.owner, action, products)
         try:
             events = decide(state, command)
         except CartError:
@@ -110,7 +110,7 @@ def _decide_session(session: Session, products: Mapping[str, c.ProductSnapshot])
     return cart_id, logged, rejected
 
 
-def _command(cart_id: str, owner: str, action: Action, products: Mapping[str, c.ProductSnapshot]) -> c.CartCommand:
+def command_for(cart_id: str, owner: str, action: Action, products: Mapping[str, c.ProductSnapshot]) -> c.CartCommand:
     at = action.at
     if action.kind == "start":
         return c.StartCart(cart_id=cart_id, at=at, owner=owner)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from carts import services
 from carts.commands import Discount
-from carts.errors import CartError
+from carts.errors import CartError, CartNotFoundError
 from carts.handler import Context, Outcome
 
 from .plan import interleave
@@ -41,8 +41,10 @@ def run_commands(sessions: Sequence[Session]) -> Tally:
 
 
 def _send(context: Context, cart_id: str | None, action: Action) -> Outcome:
-    if action.kind == "start" or cart_id is None:
+    if action.kind == "start":
         return services.start_cart(context, at=action.at)
+    if cart_id is None:
+        raise CartNotFoundError("This session's cart was never started.")
     if action.kind == "add":
         return services.add_to_cart(context, cart_id, action.sku, action.quantity, at=action.at)
     if action.kind == "update":

@@ -12,7 +12,7 @@ from uuid import UUID, uuid4
 import pyarrow as pa
 import pyarrow.dataset as ds
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.db import connection
 
 from analytics import archive_files as files
@@ -168,3 +168,5 @@ def test_an_archive_written_from_another_log_is_refused(catalog: None, root: Pat
     shop(1)
     with pytest.raises(ArchiveMismatchError):
         archive()
+    with pytest.raises(CommandError, match="another log"):
+        call_command("archive_events", verbosity=0)

@@ -6,7 +6,7 @@ from decimal import Decimal
 import pytest
 
 from analytics.simulation.plan import PlanSettings, carts_per_day, default_associations, interleave, plan_days
-from analytics.simulation.run_bulk import _command
+from analytics.simulation.run_bulk import command_for
 from analytics.simulation.shopper import Association, Session
 from carts.commands import ProductSnapshot
 from carts.decider import decide, fold, initial_state
@@ -47,7 +47,7 @@ def test_every_planned_command_is_accepted_by_the_cart_decider() -> None:
     for session in plan():
         state = initial_state(f"cart-{session.number}")
         for action in session.actions:
-            state = fold(state, decide(state, _command(state.cart_id, session.owner, action, products)))
+            state = fold(state, decide(state, command_for(state.cart_id, session.owner, action, products)))
 
 
 def test_the_session_mix_has_every_behaviour() -> None:

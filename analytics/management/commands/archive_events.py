@@ -2,10 +2,17 @@
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from analytics.archive import DEFAULT_BATCH_SIZE, ArchiveResult, archive, archive_position, archive_root
+from analytics.archive import (
+    DEFAULT_BATCH_SIZE,
+    ArchiveMismatchError,
+    ArchiveResult,
+    archive,
+    archive_position,
+    archive_root,
+)
 from eventlog import store
 
 
@@ -25,7 +32,10 @@ class Command(BaseCommand):
             def show(result: ArchiveResult) -> None:
                 bar.update(task, completed=result.position - start)
 
-            result = archive(batch_size=options["batch_size"], progress=show)
+            try:
+                result = archive(batch_size=options["batch_size"], progress=show)
+            except ArchiveMismatchError as error:
+                raise CommandError(str(error)) from None
             bar.update(task, completed=pending)
         if options["verbosity"]:
             self.stdout.write(
