@@ -5,6 +5,7 @@ back with pyarrow and compared with the event table itself.
 """
 
 import dataclasses
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from uuid import UUID, uuid4
@@ -13,7 +14,7 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import connection
+from django.db import connection, transaction
 
 from analytics import archive_files as files
 from analytics.archive import ArchiveMismatchError, archive, archive_batch, archive_position
@@ -23,6 +24,7 @@ from carts.handler import Context
 from consumers import runner
 from consumers.transports import TableTransport
 from eventlog import store
+from eventlog.records import NewEvent
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -170,3 +172,31 @@ def test_an_archive_written_from_another_log_is_refused(catalog: None, root: Pat
         archive()
     with pytest.raises(CommandError, match="another log"):
         call_command("archive_events", verbosity=0)
+
+
+@pytest.mark.postgres
+def test_an_event_that_commits_late_is_archived_not_skipped(catalog: None, root: Path) -> None:
+    """A transaction takes a position, stays open while a later one commits; the archive waits for it."""
+    shop(1)
+    appended, release = threading.Event(), threading.Event()
+
+    def slow_writer() -> None:
+        try:
+            with transaction.atomic():
+                store.append("cart-late", 0, [NewEvent(type="CartStarted", data={"owner": "x"}, occurred_at=DAY)])
+                appended.set()
+                release.wait(10)
+        finally:
+            connection.close()
+
+    writer = threading.Thread(target=slow_writer)
+    writer.start()
+    assert appended.wait(10)
+    shop(1)  # commits positions after the open transaction's
+    early = archive()
+    release.set()
+    writer.join(10)
+    archive()
+
+    assert early.position < logged()[-1][0]  # it stopped before the hole instead of reading past it
+    assert archived(root) == logged()
