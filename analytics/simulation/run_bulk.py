@@ -76,12 +76,6 @@ def _close_connection() -> None:
     connection.close()  # looked up in the writer thread: its own connection, not the caller's
 
 
-def run_bulk(sessions: Sequence[Session], products: Mapping[str, c.ProductSnapshot], chunk: int = CHUNK) -> Tally:
-    writer = BulkWriter(products, chunk)
-    writer.write(sessions)
-    return writer.close()
-
-
 def _append_chunk(decided: list[tuple[str, list[NewEvent], int]]) -> Tally:
     with transaction.atomic():
         recorded: list[RecordedEvent] = []
