@@ -6,6 +6,7 @@ back with pyarrow and compared with the event table itself.
 
 import dataclasses
 import threading
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from uuid import UUID, uuid4
@@ -37,8 +38,8 @@ def root(settings, tmp_path: Path) -> Path:
     return tmp_path / "archive"
 
 
-def shop(carts: int, day: datetime = DAY) -> None:
-    """`carts` carts of 3 to 4 events each, on the given day."""
+def shop(carts: int, day: datetime = DAY, *, wait: bool = True) -> None:
+    """`carts` carts of 3 to 4 events each, on the given day, readable when it returns (unless not `wait`)."""
     context = Context(actor="anon:archive-test")
     for n in range(carts):
         at = day + timedelta(minutes=n)
@@ -47,6 +48,16 @@ def shop(carts: int, day: datetime = DAY) -> None:
         services.add_to_cart(context, cart_id, "KIT-001", 1, at=at + timedelta(seconds=20))
         if n % 2:
             services.checkout(context, cart_id, at=at + timedelta(seconds=30))
+    if wait:
+        settle()
+
+
+def settle(timeout: float = 10.0) -> None:
+    """Wait until the gap-safe reader sees the log's head. On a PostgreSQL server shared with
+    other work, any open transaction on it holds `read_all` back for a moment."""
+    head, deadline = store.head_position(), time.monotonic() + timeout
+    while head and not store.read_all(head - 1, 1) and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 def logged() -> list[tuple[int, UUID]]:
@@ -192,10 +203,11 @@ def test_an_event_that_commits_late_is_archived_not_skipped(catalog: None, root:
     writer = threading.Thread(target=slow_writer)
     writer.start()
     assert appended.wait(10)
-    shop(1)  # commits positions after the open transaction's
+    shop(1, wait=False)  # commits positions after the open transaction's
     early = archive()
     release.set()
     writer.join(10)
+    settle()
     archive()
 
     assert early.position < logged()[-1][0]  # it stopped before the hole instead of reading past it

@@ -4,6 +4,7 @@ archives a PostgreSQL test database, its effect read back from the Parquet files
 import os
 import subprocess
 import sys
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from uuid import UUID, uuid4
@@ -32,6 +33,15 @@ def shop(carts: int) -> None:
     for n in range(carts):
         cart_id = services.start_cart(context, at=at).state.cart_id
         services.add_to_cart(context, cart_id, "COF-001", 1 + n, at=at + timedelta(minutes=1))
+    settle()
+
+
+def settle(timeout: float = 10.0) -> None:
+    """Wait until the gap-safe reader sees the log's head. On a PostgreSQL server shared with
+    other work, any open transaction on it holds `read_all` back for a moment."""
+    head, deadline = store.head_position(), time.monotonic() + timeout
+    while head and not store.read_all(head - 1, 1) and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 def archived_event_ids(root: Path) -> list[UUID]:

@@ -2,6 +2,7 @@
 reproduces the same events, whichever mode (commands or bulk) wrote them. Both backends."""
 
 import json
+import time
 from collections import defaultdict
 from datetime import UTC, date, datetime, timedelta
 from io import StringIO
@@ -24,12 +25,21 @@ START = date(2026, 4, 6)
 
 
 def streams(after: int, through: int) -> dict[str, list[RecordedEvent]]:
+    settle()
     by_stream: dict[str, list[RecordedEvent]] = defaultdict(list)
     for batch in store.iter_all(after, 5000):
         for event in batch:
             if event.position <= through:
                 by_stream[event.stream_id].append(event)
     return by_stream
+
+
+def settle(timeout: float = 10.0) -> None:
+    """Wait until the gap-safe reader sees the log's head. On a PostgreSQL server shared with
+    other work, any open transaction on it holds `read_all` back for a moment."""
+    head, deadline = store.head_position(), time.monotonic() + timeout
+    while head and not store.read_all(head - 1, 1) and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 def run_of(after: int, through: int) -> list[tuple[Any, ...]]:
@@ -75,6 +85,7 @@ def test_every_simulated_cart_folds_to_its_cart_view_row(seeded_catalog: None) -
 
 def test_events_happen_on_the_simulated_days_and_the_funnel_narrows(seeded_catalog: None) -> None:
     simulate(carts=120, seed=11, days=4, start=START, bulk=True)
+    settle()
     events = [e for batch in store.iter_all(0, 5000) for e in batch]
     first_day = datetime.combine(START, datetime.min.time(), tzinfo=UTC)
     assert all(first_day <= e.occurred_at < first_day + timedelta(days=5) for e in events)
