@@ -25,6 +25,7 @@ class SimulationResult:
     seconds: float
     mode: str
     backend: str
+    associations: tuple[Association, ...] = ()
 
     @property
     def events_per_second(self) -> float:
@@ -58,7 +59,7 @@ def simulate(
     tally = _play_bulk(plan, products, progress) if bulk else _play_commands(plan, progress)
     return SimulationResult(
         carts=carts, events=tally.events, rejected=tally.rejected, seconds=time.perf_counter() - began,
-        mode="bulk" if bulk else "commands", backend=connection.vendor,
+        mode="bulk" if bulk else "commands", backend=connection.vendor, associations=plan.associations,
     )  # fmt: skip
 
 

@@ -43,6 +43,8 @@ class Command(BaseCommand):
             f"simulated {result.carts} carts: {result.events} events ({result.rejected} rejected) in "
             f"{result.seconds:.1f} s = {result.events_per_second:,.0f} events/s ({result.mode}, {result.backend})"
         )
+        planted = ", ".join(f"{a.sku} -> {a.also} ({a.probability:g})" for a in result.associations)
+        self.stdout.write(f"planted associations: {planted or 'none'}")
 
     def _run(self, options: dict[str, Any], associations: list[Association] | None) -> Any:
         columns = (TextColumn("shoppers"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
