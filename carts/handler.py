@@ -92,7 +92,7 @@ def _handle_once(command: c.CartCommand, context: Context) -> Outcome:
     recorded = store.append(
         stream_id(command.cart_id), state.version, _to_log(new_events, command, context, command_id)
     )
-    inline.apply(recorded)
+    inline.apply(recorded, prior={command.cart_id: state})
     new_state = fold_recorded(state, recorded)
     if command_id:
         idempotency.record(command_id, command, new_state.version)

@@ -1,15 +1,31 @@
 """Reads of the catalog that the command layer needs."""
 
+from decimal import Decimal
+
+from django.db import connection
+
 from carts.commands import ProductSnapshot
 
 from .models import Product
 
+CENT = Decimal("0.01")  # Product.price has two decimal places
+
 
 def product_snapshot(sku: str) -> ProductSnapshot | None:
-    product = Product.objects.filter(sku=sku).only("sku", "price", "active").first()
-    if product is None:
+    # Every AddToCart asks this; plain SQL skips the ORM's query building, which
+    # cost more than the query itself (docs/benchmarks.md, section commands).
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT price, active FROM {Product._meta.db_table} WHERE sku = %s", [sku])
+        row = cursor.fetchone()
+    if row is None:
         return None
-    return ProductSnapshot(sku=product.sku, price=product.price, active=product.active)
+    price, active = row
+    return ProductSnapshot(sku=sku, price=_money(price), active=bool(active))
+
+
+def _money(value: object) -> Decimal:
+    """SQLite hands a decimal column back as a float or an int; PostgreSQL as a Decimal."""
+    return Decimal(str(value)).quantize(CENT)
 
 
 def product_names(skus: list[str]) -> dict[str, str]:

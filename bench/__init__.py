@@ -1,0 +1,1 @@
+"""Benchmarks (issue 2 and later): run them with scripts/bench.sh; results go to docs/benchmarks.md."""
