@@ -1,3 +1,8 @@
-from django.urls import URLPattern, URLResolver
+from django.urls import path
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from . import views
+
+urlpatterns = [
+    path("accounts", views.AccountsView.as_view(), name="accounts"),
+    path("auth/token", views.TokenView.as_view(), name="auth-token"),
+]

@@ -1,3 +1,8 @@
-from django.urls import URLPattern, URLResolver
+from django.urls import path
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from . import views
+
+urlpatterns = [
+    path("products", views.ProductsView.as_view(), name="products"),
+    path("products/<str:sku>", views.ProductView.as_view(), name="product"),
+]

@@ -1,0 +1,82 @@
+"""Sign-up and token login."""
+
+from django.contrib.auth import authenticate
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.authtoken.models import Token
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts import services
+from cartlog.problems import PROBLEM_JSON
+from cartlog.problems import problem as problem_body
+from cartlog.schema import problem
+
+
+class CredentialsInput(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=128, trim_whitespace=False)
+
+
+class AccountOutput(serializers.Serializer):
+    username = serializers.CharField()
+
+
+class PendingOutput(serializers.Serializer):
+    claim_id = serializers.CharField()
+    status = serializers.CharField()
+
+
+class TokenOutput(serializers.Serializer):
+    token = serializers.CharField()
+
+
+class AccountsView(APIView):
+    permission_classes = [AllowAny]
+    authentication_classes: list[type] = []
+
+    @extend_schema(
+        operation_id="sign_up",
+        summary="Create an account by claiming its username",
+        request=CredentialsInput,
+        responses={
+            201: AccountOutput,
+            202: OpenApiResponse(PendingOutput, description="Not decided yet; poll the Location"),
+            400: problem("Invalid username or password"),
+            409: problem("Username taken"),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        serializer = CredentialsInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        result = services.sign_up(serializer.validated_data["username"], serializer.validated_data["password"])
+        if result.status == "created" and result.user is not None:
+            return Response({"username": result.user.get_username()}, status=201)
+        if result.status == "pending":
+            location = f"/api/claims/{result.claim_id}"
+            body = {"claim_id": result.claim_id, "status": "pending"}
+            return Response(body, status=202, headers={"Location": location})
+        return Response(problem_body(409, "Username taken", result.detail), status=409, content_type=PROBLEM_JSON)
+
+
+class TokenView(APIView):
+    permission_classes = [AllowAny]
+    authentication_classes: list[type] = []
+
+    @extend_schema(
+        operation_id="login_token",
+        summary="Log in: exchange a username and password for an API token",
+        request=CredentialsInput,
+        responses={200: TokenOutput, 400: problem("Wrong username or password")},
+    )
+    def post(self, request: Request) -> Response:
+        serializer = CredentialsInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user = authenticate(request._request, **serializer.validated_data)
+        if user is None:
+            body = problem_body(400, "Invalid credentials", "The username or password is wrong.")
+            return Response(body, status=400, content_type=PROBLEM_JSON)
+        token, _ = Token.objects.get_or_create(user=user)
+        return Response({"token": token.key})

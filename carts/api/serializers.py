@@ -1,0 +1,104 @@
+"""Small input and output serializers for the cart endpoints (no logic here)."""
+
+from typing import Any
+
+from rest_framework import serializers
+
+from carts.decider import CartState
+from catalog.queries import product_names
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer and nothing else: "3", 3.0 and true are refused, not coerced."""
+
+    default_error_messages = {"invalid": "A whole number is required (a JSON integer, not a string or decimal)."}
+
+    def to_internal_value(self, data: Any) -> int:
+        if not isinstance(data, int) or isinstance(data, bool):
+            self.fail("invalid")
+        return int(data)
+
+
+class AddItemInput(serializers.Serializer):
+    sku = serializers.CharField(max_length=40)
+    quantity = StrictIntegerField()
+
+
+class QuantityInput(serializers.Serializer):
+    quantity = StrictIntegerField()
+
+
+class CheckoutInput(serializers.Serializer):
+    coupon = serializers.CharField(max_length=40, required=False, allow_null=True, allow_blank=True)
+
+
+class CartItemOutput(serializers.Serializer):
+    sku = serializers.CharField()
+    name = serializers.CharField()
+    quantity = serializers.IntegerField()
+    unit_price = serializers.DecimalField(max_digits=10, decimal_places=2)
+    line_total = serializers.DecimalField(max_digits=12, decimal_places=2)
+
+
+class CartOutput(serializers.Serializer):
+    id = serializers.CharField()
+    status = serializers.ChoiceField(choices=["open", "checked_out"])
+    items = CartItemOutput(many=True)
+    subtotal = serializers.DecimalField(max_digits=12, decimal_places=2)
+    discount = serializers.DecimalField(max_digits=12, decimal_places=2)
+    total = serializers.DecimalField(max_digits=12, decimal_places=2)
+    coupon = serializers.CharField(allow_null=True)
+    order_id = serializers.CharField(allow_null=True)
+    version = serializers.IntegerField()
+
+
+class OrderOutput(serializers.Serializer):
+    order_id = serializers.CharField()
+    subtotal = serializers.DecimalField(max_digits=12, decimal_places=2)
+    discount = serializers.DecimalField(max_digits=12, decimal_places=2)
+    total = serializers.DecimalField(max_digits=12, decimal_places=2)
+    coupon = serializers.CharField(allow_null=True)
+    lines = CartItemOutput(many=True)
+    cart = CartOutput()
+
+
+class EventOutput(serializers.Serializer):
+    position = serializers.IntegerField()
+    event_id = serializers.UUIDField()
+    stream_id = serializers.CharField()
+    version = serializers.IntegerField()
+    type = serializers.CharField()
+    schema_version = serializers.IntegerField()
+    metadata = serializers.JSONField()
+    occurred_at = serializers.DateTimeField()
+    recorded_at = serializers.DateTimeField()
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # `data` is also the name of Serializer's output property, so it cannot be a class attribute.
+        return {**super().get_fields(), "data": serializers.JSONField()}
+
+
+def cart_data(state: CartState) -> dict[str, Any]:
+    """The cart document of DESIGN §4, with product names joined from the catalog."""
+    names = product_names([line.sku for line in state.lines])
+    items = [
+        {
+            "sku": line.sku,
+            "name": names.get(line.sku, line.sku),
+            "quantity": line.quantity,
+            "unit_price": line.unit_price,
+            "line_total": line.line_total,
+        }
+        for line in state.lines
+    ]
+    return {
+        "id": state.cart_id,
+        "status": state.status,
+        "items": items,
+        "subtotal": state.subtotal,
+        "discount": state.discount,
+        "total": state.total,
+        "coupon": state.coupon,
+        "order_id": state.order_id,
+        "version": state.version,
+    }

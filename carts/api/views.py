@@ -1,0 +1,183 @@
+"""Cart endpoints: parse -> command -> handler -> serialize. No rules live here."""
+
+from typing import Any
+
+from django.http import HttpRequest
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.exceptions import ParseError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.services import principal
+from cartlog.schema import IDEMPOTENCY_KEY, IF_MATCH, problem
+from carts import checkout, errors, handler, services
+from carts.decider import CartState
+from carts.handler import Context, Outcome
+from eventlog import store
+from projections import cart_view
+
+from .serializers import AddItemInput, CartOutput, CheckoutInput, EventOutput, OrderOutput, QuantityInput, cart_data
+
+COMMAND_ERRORS = {
+    400: problem("Invalid input (field errors in `errors`)"),
+    404: problem("No such cart (or not yours), or the item is not in it"),
+    409: problem("The cart is checked out, or too busy"),
+    412: problem("If-Match names a version that is no longer current"),
+    422: problem("Idempotency-Key reused for a different request"),
+}
+
+
+def context_for(request: Request | HttpRequest) -> Context:
+    return Context(
+        actor=principal(request.user),  # type: ignore[arg-type]
+        idempotency_key=request.headers.get("Idempotency-Key") or None,
+        expected_version=parse_if_match(request.headers.get("If-Match")),
+        correlation_id=request.headers.get("X-Correlation-ID") or None,
+    )
+
+
+def parse_if_match(value: str | None) -> int | None:
+    if value is None or value.strip() == "*":
+        return None
+    text = value.strip().removeprefix("W/").strip('"')
+    if not text.isdigit():
+        raise ParseError('If-Match must be a cart version in quotes, like "3".')
+    return int(text)
+
+
+def cart_response(state: CartState, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    body = CartOutput(cart_data(state)).data
+    return Response(body, status=status, headers={"ETag": f'"{state.version}"', **(headers or {})})
+
+
+def own_cart(request: Request, cart_id: str) -> CartState:
+    """The cart from the projection, if it exists and belongs to the caller."""
+    found = cart_view.read(cart_id)
+    if found is None or found[0].owner != principal(request.user):  # type: ignore[arg-type]
+        raise errors.CartNotFoundError("This cart does not exist.")
+    return found[0]
+
+
+class CartsView(APIView):
+    @extend_schema(
+        operation_id="start_cart",
+        summary="Start a cart (StartCart)",
+        request=None,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={201: CartOutput, 401: problem("Not authenticated"), 422: COMMAND_ERRORS[422]},
+    )
+    def post(self, request: Request) -> Response:
+        outcome = services.start_cart(context_for(request))
+        location = f"/api/carts/{outcome.state.cart_id}"
+        return cart_response(outcome.state, status=201, headers={"Location": location})
+
+
+class CartView(APIView):
+    @extend_schema(
+        operation_id="get_cart",
+        summary="A cart: current state from cart_view, or replayed to a version",
+        parameters=[
+            OpenApiParameter("at_version", OpenApiTypes.INT, description="Replay the stream up to this version.")
+        ],
+        responses={200: CartOutput, 400: problem("at_version is not a version of this cart"), 404: COMMAND_ERRORS[404]},
+    )
+    def get(self, request: Request, cart_id: str) -> Response:
+        state = own_cart(request, cart_id)
+        at_version = request.query_params.get("at_version")
+        if at_version is None:
+            return cart_response(state)
+        if not at_version.isdigit() or not 1 <= int(at_version) <= state.version:
+            raise ParseError(f"at_version must be a whole number from 1 to {state.version}.")
+        return cart_response(handler.load(cart_id, int(at_version)))
+
+
+class CartEventsView(APIView):
+    @extend_schema(
+        operation_id="list_cart_events",
+        summary="The cart's stream of events, in order",
+        responses={200: EventOutput(many=True), 404: COMMAND_ERRORS[404]},
+    )
+    def get(self, request: Request, cart_id: str) -> Response:
+        own_cart(request, cart_id)
+        events = store.read_stream(handler.stream_id(cart_id))
+        return Response(EventOutput([e.__dict__ for e in events], many=True).data)
+
+
+class CartItemsView(APIView):
+    @extend_schema(
+        operation_id="add_to_cart",
+        summary="Add to the cart (AddToCart); adds to an existing line",
+        request=AddItemInput,
+        parameters=[IF_MATCH, IDEMPOTENCY_KEY],
+        responses={200: CartOutput, **COMMAND_ERRORS},
+    )
+    def post(self, request: Request, cart_id: str) -> Response:
+        data = valid(AddItemInput, request)
+        outcome = services.add_to_cart(context_for(request), cart_id, data["sku"], data["quantity"])
+        return cart_response(outcome.state)
+
+
+class CartItemView(APIView):
+    @extend_schema(
+        operation_id="update_cart_quantity",
+        summary="Set a line's quantity (UpdateCartQuantity); 0 removes it",
+        request=QuantityInput,
+        parameters=[IF_MATCH, IDEMPOTENCY_KEY],
+        responses={200: CartOutput, **COMMAND_ERRORS},
+    )
+    def put(self, request: Request, cart_id: str, sku: str) -> Response:
+        data = valid(QuantityInput, request)
+        outcome = services.update_quantity(context_for(request), cart_id, sku, data["quantity"])
+        return cart_response(outcome.state)
+
+    @extend_schema(
+        operation_id="remove_from_cart",
+        summary="Remove a line (RemoveFromCart)",
+        request=None,
+        parameters=[IF_MATCH, IDEMPOTENCY_KEY],
+        responses={200: CartOutput, **{k: v for k, v in COMMAND_ERRORS.items() if k != 400}},
+    )
+    def delete(self, request: Request, cart_id: str, sku: str) -> Response:
+        outcome = services.remove_from_cart(context_for(request), cart_id, sku)
+        return cart_response(outcome.state)
+
+
+class CheckoutView(APIView):
+    @extend_schema(
+        operation_id="checkout",
+        summary="Place the order (Checkout), optionally with a coupon",
+        request=CheckoutInput,
+        parameters=[IF_MATCH, IDEMPOTENCY_KEY],
+        responses={200: OrderOutput, **COMMAND_ERRORS, 409: problem("Empty, already checked out, or coupon used")},
+    )
+    def post(self, request: Request, cart_id: str) -> Response:
+        data = valid(CheckoutInput, request)
+        outcome = checkout.place_order(context_for(request), cart_id, data.get("coupon"))
+        return order_response(outcome)
+
+
+def order_response(outcome: Outcome) -> Response:
+    cart = cart_data(outcome.state)
+    body = OrderOutput(
+        {
+            "order_id": outcome.state.order_id,
+            "subtotal": cart["subtotal"],
+            "discount": cart["discount"],
+            "total": cart["total"],
+            "coupon": cart["coupon"],
+            "lines": cart["items"],
+            "cart": cart,
+        }
+    ).data
+    return Response(body, headers={"ETag": f'"{outcome.state.version}"'})
+
+
+def valid(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
+    if not isinstance(request.data, dict):
+        raise ParseError("The request body must be a JSON object.")
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
