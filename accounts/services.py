@@ -1,18 +1,24 @@
-"""Signing up and logging in. Uniqueness of usernames is decided by the user
-table for now; issue 6 moves it to claim events decided in log order.
+"""Signing up: the username is claimed in the log and decided by the claim validator
+(docs/claims.md); the account itself is created by `accounts.account_creator`.
 """
 
+import time
 from dataclasses import dataclass
+from uuid import uuid4
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
 
 from cartlog.problems import DomainError
 from carts.services import principal_for_user
+from claims import services as claims
+
+from .models import PendingSignUp
 
 
 class SignUpError(DomainError):
@@ -53,14 +59,31 @@ def validate(username: str, password: str) -> str:
     return username
 
 
-def sign_up(username: str, password: str) -> SignUpResult:
+def sign_up(username: str, password: str, *, wait_seconds: float | None = None) -> SignUpResult:
+    """Claim the username and wait (bounded) for the validator and the account creator.
+
+    1. a PendingSignUp row (name + password hash) is committed;
+    2. `ClaimRequested` is appended to `claim-username-<normalized name>`;
+    3. the validator decides in log order; on acceptance the account creator
+       consumer creates the account from the pending row.
+    The request only watches: "created", "taken", or "pending" if no answer came in time.
+    """
     username = validate(username, password)
-    User = get_user_model()
-    if User.objects.filter(username__iexact=username).exists():
-        return SignUpResult(status="taken", detail=f"The username {username!r} is already taken.")
-    try:
-        with transaction.atomic():
-            user = User.objects.create_user(username=username, password=password)
-    except IntegrityError:
-        return SignUpResult(status="taken", detail=f"The username {username!r} is already taken.")
-    return SignUpResult(status="created", user=user)
+    claim_id = str(uuid4())
+    PendingSignUp.objects.create(claim_id=claim_id, username=username, password_hash=make_password(password))
+    claims.request("username", username, claimant=f"signup:{claim_id}", claim_id=claim_id)
+    deadline = time.monotonic() + (settings.CLAIM_WAIT_SECONDS if wait_seconds is None else wait_seconds)
+    claim = claims.wait(claim_id, max(deadline - time.monotonic(), 0))
+    if claim is not None and claim.status in ("rejected", "released"):
+        return SignUpResult(status="taken", claim_id=claim_id, detail=f"The username {username!r} is already taken.")
+    while claim is not None and claim.status == "accepted":
+        user = get_user_model().objects.filter(username=username).first()
+        if user is not None:
+            return SignUpResult(status="created", user=user, claim_id=claim_id)
+        if time.monotonic() >= deadline:
+            break
+        time.sleep(0.02)
+        claim = claims.find(claim_id)
+    if claim is not None and claim.status in ("rejected", "released"):
+        return SignUpResult(status="taken", claim_id=claim_id, detail=f"The username {username!r} is already taken.")
+    return SignUpResult(status="pending", claim_id=claim_id, detail="Your username is still being checked.")

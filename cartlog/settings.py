@@ -153,6 +153,8 @@ CONSUMER_BATCH_SIZE = int(os.environ.get("CONSUMER_BATCH_SIZE", "500"))
 CONSUMER_POLL_SECONDS = float(os.environ.get("CONSUMER_POLL_SECONDS", "0.2"))
 # How often a command retries by itself after a concurrency conflict (no If-Match).
 COMMAND_MAX_ATTEMPTS = int(os.environ.get("COMMAND_MAX_ATTEMPTS", "10"))
+# How long a sign-up or a one-time-coupon checkout waits for the claim validator.
+CLAIM_WAIT_SECONDS = float(os.environ.get("CLAIM_WAIT_SECONDS", "3"))
 
 # --- Background work -----------------------------------------------------------
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")

@@ -1,14 +1,17 @@
 """Checkout with an optional coupon: which discount, if any, the order may carry.
 
-A multi-use coupon simply applies. A one-time coupon must be claimed first and
-only an accepted claim lets the order carry it (issue 6, claims/).
+A multi-use coupon simply applies. A one-time coupon is claimed first (claims/),
+and only an accepted claim lets `CheckedOut` carry the discount.
 """
+
+from dataclasses import replace
 
 from cartlog.problems import DomainError
 from catalog.models import Coupon
+from claims import services as claims
 
 from . import commands as c
-from . import services
+from . import errors, handler, services
 from .handler import Context, Outcome
 
 
@@ -17,6 +20,14 @@ class CouponError(DomainError):
 
     status = 400
     title = "Invalid coupon"
+    field = "coupon"
+
+
+class CouponPendingError(DomainError):
+    """The claim validator has not decided the coupon's claim in time (HTTP 503)."""
+
+    status = 503
+    title = "Coupon check pending"
     field = "coupon"
 
 
@@ -46,4 +57,33 @@ def find_coupon(code: str) -> Coupon:
 
 
 def _checkout_with_one_time_coupon(context: Context, cart_id: str, discount: c.Discount) -> Outcome:
-    raise CouponUsedError("One-time coupons are decided by claims, which this deployment does not run yet.")
+    """Claim the coupon for this cart; only an accepted claim lets the order carry it.
+
+    The cart is checked first (yours, open, not empty), so a doomed checkout does
+    not take the coupon from someone else. If the checkout fails after the claim
+    was accepted, the claim is released. A claim still pending when the wait runs
+    out stays this cart's: the next checkout of the same cart reuses it.
+    """
+    _check_can_check_out(context, cart_id)
+    claimant = f"cart:{cart_id}"
+    ticket = claims.held_by("coupon", discount.code, claimant) or claims.request("coupon", discount.code, claimant)
+    claim = claims.wait(ticket.claim_id)
+    if claim is None or claim.status == "pending":
+        raise CouponPendingError("We could not confirm your coupon yet; please try checking out again in a moment.")
+    if claim.status != "accepted":
+        raise CouponUsedError(f"The coupon {discount.code} has already been used.")
+    try:
+        return services.checkout(replace(context, causation_id=ticket.claim_id), cart_id, discount)
+    except Exception:
+        claims.release(ticket, "the checkout it was claimed for failed", actor=context.actor)
+        raise
+
+
+def _check_can_check_out(context: Context, cart_id: str) -> None:
+    state = handler.load(cart_id)
+    if state.status == "new" or state.owner != context.actor:
+        raise errors.CartNotFoundError("This cart does not exist.")
+    if state.status == "checked_out":
+        raise errors.CartCheckedOutError("This cart has already been checked out; it can no longer change.")
+    if not state.lines:
+        raise errors.EmptyCartError("Your cart is empty; add something before checking out.")

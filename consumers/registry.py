@@ -19,6 +19,8 @@ from .transports import TableTransport, Transport
 FACTORIES: list[str] = [
     "consumers.registry.projection_consumers",
     "analytics.archive_consumer.consumers",
+    "claims.validator.consumers",
+    "accounts.account_creator.consumers",
 ]
 
 

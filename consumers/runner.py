@@ -67,9 +67,6 @@ class Worker:
         lease = Lease(f"consumer:{self.consumer.name}") if transport.name == "table" else None
         try:
             self._loop(transport, lease)
-        except Exception:
-            log.exception("consumer %s stopped on an error", self.consumer.name)
-            raise
         finally:
             transport.close()
             if lease:
@@ -83,7 +80,15 @@ class Worker:
             if lease and not lease.acquire():
                 self.stop.wait(1.0)  # another process runs this consumer; stand by
                 continue
-            if process_batch(self.consumer, transport) == 0:
+            try:
+                handled = process_batch(self.consumer, transport)
+            except Exception:
+                # The batch's transaction rolled back, so its checkpoint did not move:
+                # nothing is lost, the same events come again after a pause.
+                log.exception("consumer %s: batch failed; retrying after a pause", self.consumer.name)
+                self.stop.wait(min(30.0, 1.0 + self.idle_seconds * 10))
+                continue
+            if handled == 0:
                 self.stop.wait(self.idle_seconds)
         log.info("consumer %s stopped", self.consumer.name)
 

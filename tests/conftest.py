@@ -1,5 +1,6 @@
 """Fixtures shared by every test layer, and the strict-in-CI service checks."""
 
+from collections.abc import Iterator
 from decimal import Decimal
 
 import pytest
@@ -70,3 +71,13 @@ def seeded_catalog(db: None) -> None:
     from django.core.management import call_command
 
     call_command("seed_catalog", verbosity=0)
+
+
+@pytest.fixture
+def claim_consumers(transactional_db: None) -> Iterator[None]:
+    """The claim validator and the account creator running in threads (sign-ups and
+    one-time coupons are decided by them). Needs a transactional database."""
+    from tests.claim_helpers import claim_consumers_running
+
+    with claim_consumers_running():
+        yield

@@ -1,3 +1,5 @@
-from django.urls import URLPattern, URLResolver
+from django.urls import path
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from . import views
+
+urlpatterns = [path("claims/<str:claim_id>", views.ClaimView.as_view(), name="claim")]

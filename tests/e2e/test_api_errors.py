@@ -112,7 +112,8 @@ def test_routes_methods_and_auth_errors_are_problem_documents(shopper: tuple[API
     )
 
 
-def test_sign_up_refusals(db: None) -> None:
+@pytest.mark.django_db(transaction=True)
+def test_sign_up_refusals(claim_consumers: None) -> None:
     anonymous = APIClient()
     assert (
         anonymous.post(

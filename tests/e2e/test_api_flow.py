@@ -9,7 +9,8 @@ from tests.e2e.api_helpers import client_for
 pytestmark = pytest.mark.django_db
 
 
-def test_a_shopper_signs_up_fills_a_cart_checks_out_and_travels_back(catalog: None) -> None:
+@pytest.mark.django_db(transaction=True)
+def test_a_shopper_signs_up_fills_a_cart_checks_out_and_travels_back(catalog: None, claim_consumers: None) -> None:
     anonymous = APIClient()
     assert (
         anonymous.post(

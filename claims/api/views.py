@@ -1,0 +1,43 @@
+"""GET /api/claims/<claim_id>: a claim and its decision."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from cartlog.problems import DomainError
+from cartlog.schema import problem
+from claims.services import find
+
+
+class ClaimNotFoundError(DomainError):
+    status = 404
+    title = "Claim not found"
+
+
+class ClaimOutput(serializers.Serializer):
+    claim_id = serializers.CharField()
+    kind = serializers.CharField()
+    key = serializers.CharField()
+    status = serializers.ChoiceField(choices=["pending", "accepted", "rejected", "released"])
+    reason = serializers.CharField()
+    requested_position = serializers.IntegerField()
+    decided_position = serializers.IntegerField(allow_null=True)
+
+
+class ClaimView(APIView):
+    # The claim id is an unguessable UUID handed to the claimant (the 202's Location).
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="get_claim",
+        summary="A claim and its decision: pending, accepted, rejected or released",
+        responses={200: ClaimOutput, 404: problem("No such claim (or the validator has not seen it yet)")},
+    )
+    def get(self, request: Request, claim_id: str) -> Response:
+        claim = find(claim_id)
+        if claim is None:
+            raise ClaimNotFoundError("No claim with this id has been seen yet.")
+        return Response(ClaimOutput(claim).data)

@@ -1,0 +1,75 @@
+"""Facts on a claim stream `claim-<kind>-<key>`."""
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any, ClassVar
+
+from eventlog.registry import EventType
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClaimEvent:
+    TYPE: ClassVar[str]
+    SCHEMA_VERSION: ClassVar[int] = 1
+    claim_id: str
+
+    def to_data(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClaimRequested(ClaimEvent):
+    """Someone asks for a unique value: `kind` (username, coupon), its normalized `key`, and who asks."""
+
+    TYPE = "ClaimRequested"
+    kind: str
+    key: str
+    claimant: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClaimAccepted(ClaimEvent):
+    """The validator gave the value to this claim: it was the first in log order while the value was free."""
+
+    TYPE = "ClaimAccepted"
+    reason: str = "first claim while free"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClaimRejected(ClaimEvent):
+    """The validator refused this claim: another claim holds the value."""
+
+    TYPE = "ClaimRejected"
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClaimReleased(ClaimEvent):
+    """The holder gave the value back (or a claim nobody will use was withdrawn)."""
+
+    TYPE = "ClaimReleased"
+    reason: str
+
+
+EVENT_CLASSES: dict[str, type[ClaimEvent]] = {
+    cls.TYPE: cls for cls in (ClaimRequested, ClaimAccepted, ClaimRejected, ClaimReleased)
+}
+
+
+def from_recorded(type_: str, data: dict[str, Any]) -> ClaimEvent | None:
+    cls = EVENT_CLASSES.get(type_)
+    if cls is None:
+        return None
+    return cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
+
+
+def event_types() -> list[EventType]:
+    return [
+        EventType(
+            name=cls.TYPE,
+            schema_version=cls.SCHEMA_VERSION,
+            description=(cls.__doc__ or "").strip(),
+            fields=tuple(f.name for f in fields(cls)),
+            category="claim",
+        )
+        for cls in EVENT_CLASSES.values()
+    ]
