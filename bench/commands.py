@@ -32,7 +32,7 @@ def prepare() -> dict[str, str]:
     es = databases.recreate(ES_DB)
     from bench.workloads import EventsourcingCommands
 
-    EventsourcingCommands(es)  # creates its tables once, before writers race to
+    EventsourcingCommands(es, create_tables=True)  # once, before the writers start
     return {"plain_insert": cartlog, "cartlog": cartlog, "eventsourcing": es}
 
 

@@ -64,7 +64,7 @@ class EventsourcingCommands:
     price instead of reading the catalog, which, if anything, favours it.
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, create_tables: bool = False) -> None:
         from bench.es_cart import Carts
 
         parts = urlsplit(url)
@@ -76,6 +76,8 @@ class EventsourcingCommands:
                 "POSTGRES_PORT": str(parts.port or 5432),
                 "POSTGRES_USER": parts.username or "postgres",
                 "POSTGRES_PASSWORD": parts.password or "",
+                # Made once by bench.commands.prepare: writers creating them at once collide.
+                "CREATE_TABLE": "yes" if create_tables else "no",
             }
         )
 
