@@ -1,0 +1,74 @@
+"""What the shop's pages read: the catalog, a cart's lines with product names, and
+an account's orders. Reads only; every write goes through carts.services.
+"""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import QuerySet
+
+from accounts.services import principal
+from analytics import queries as analytics_queries
+from catalog.models import Product
+from catalog.queries import product_names
+from projections.models import CartView
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShownLine:
+    sku: str
+    name: str
+    quantity: int
+    unit_price: Decimal
+    line_total: Decimal
+
+
+def categories() -> list[str]:
+    return list(Product.objects.filter(active=True).order_by("category").values_list("category", flat=True).distinct())
+
+
+def products(search: str = "", category: str = "") -> QuerySet[Product]:
+    found = Product.objects.filter(active=True)
+    if search:
+        found = found.filter(name__icontains=search)
+    if category:
+        found = found.filter(category=category)
+    return found.order_by("category", "name")
+
+
+def also_bought(sku: str) -> list[dict[str, Any]]:
+    """Recommendations, when the analytics view has any (an empty list hides the section)."""
+    return analytics_queries.also_bought(sku)
+
+
+def shown_lines(lines: Iterable[Any]) -> list[ShownLine]:
+    """Cart lines (dicts from cart_view or decider `Line`s) with the product's name."""
+    raw = [line if isinstance(line, dict) else vars(line) for line in lines]
+    names = product_names([line["sku"] for line in raw])
+    return [_shown(line, names.get(line["sku"]) or line["sku"]) for line in raw]
+
+
+def _shown(line: dict[str, Any], name: str) -> ShownLine:
+    price = Decimal(str(line["unit_price"]))
+    quantity = int(line["quantity"])
+    return ShownLine(sku=line["sku"], name=name, quantity=quantity, unit_price=price, line_total=price * quantity)
+
+
+def my_orders(user: AbstractBaseUser) -> list[CartView]:
+    """The account's checked-out carts, newest first. The one read a later
+    order_history projection may take over; callers rely only on the fields used
+    by shop/templates/shop/orders.html (cart_id, order_id, item_count, total, updated_at)."""
+    rows = CartView.objects.filter(owner=principal(user), status="checked_out")
+    return list(rows.order_by("-updated_at"))
+
+
+def owned_cart(owner: str, cart_id: str) -> CartView | None:
+    return CartView.objects.filter(cart_id=cart_id, owner=owner).first()
+
+
+def other_open_carts(owner: str, except_cart_id: str | None) -> list[CartView]:
+    rows = CartView.objects.filter(owner=owner, status="open", item_count__gt=0).exclude(cart_id=except_cart_id or "")
+    return list(rows.order_by("-updated_at"))

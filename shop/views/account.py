@@ -1,0 +1,89 @@
+"""Sign up, log in, log out. Signing up goes through accounts.services.sign_up;
+both sign-up and log-in carry the visitor's cart over (shop/carry_over.py).
+"""
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model, logout
+from django.contrib.auth.forms import AuthenticationForm
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from accounts.services import SignUpError, sign_up
+from claims.services import find as find_claim
+
+from ..carry_over import sign_in
+from ..forms import SignUpForm
+
+TAKEN = "That username is taken. Please choose another one."
+PENDING = "shop_pending_signup"
+
+
+def _next_url(request: HttpRequest) -> str:
+    target = request.POST.get("next") or request.GET.get("next") or "/"
+    safe = url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=False)
+    return target if safe else "/"
+
+
+def _welcome(request: HttpRequest, moved_cart: str | None, greeting: str) -> None:
+    carried = " Your cart came with you." if moved_cart else ""
+    messages.success(request, f"{greeting}{carried}")
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    form = SignUpForm(request.POST or None, initial={"username": request.GET.get("username", "")})
+    if request.method == "POST" and form.is_valid():
+        try:
+            result = sign_up(form.cleaned_data["username"], form.cleaned_data["password"])
+        except SignUpError as error:
+            form.add_error(error.field if error.field in form.fields else None, error.detail)
+        else:
+            if result.status == "created" and result.user is not None:
+                _welcome(request, sign_in(request, result.user), f"Welcome, {result.user.get_username()}!")
+                return redirect(_next_url(request))
+            if result.status == "pending":
+                # Only this session, which sent the password, may be signed in once the name is accepted.
+                request.session[PENDING] = {"claim_id": result.claim_id, "username": form.cleaned_data["username"]}
+                return redirect(f"/signup/pending/?{urlencode({'next': _next_url(request)})}")
+            form.add_error("username", TAKEN)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "shop/signup.html", {"form": form, "next": _next_url(request)}, status=status)
+
+
+@require_GET
+def signup_pending(request: HttpRequest) -> HttpResponse:
+    """The name is being checked in log order (claims/); the account appears once it is accepted."""
+    pending = request.session.get(PENDING)
+    if not pending:
+        return redirect("shop:signup")
+    claim = find_claim(pending["claim_id"])
+    user = get_user_model().objects.filter(username__iexact=pending["username"]).first()
+    if claim is not None and claim.status == "accepted" and user is not None:
+        del request.session[PENDING]
+        _welcome(request, sign_in(request, user), f"Welcome, {user.get_username()}!")
+        return redirect(_next_url(request))
+    taken = claim is not None and claim.status in ("rejected", "released")
+    page = {"username": pending["username"], "taken": taken, "next": _next_url(request)}
+    return render(request, "shop/signup_pending.html", page)
+
+
+@require_http_methods(["GET", "POST"])
+def login_view(request: HttpRequest) -> HttpResponse:
+    form = AuthenticationForm(request, data=request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.get_user()
+        _welcome(request, sign_in(request, user), f"Welcome back, {user.get_username()}!")
+        return redirect(_next_url(request))
+    status = 400 if request.method == "POST" else 200
+    return render(request, "shop/login.html", {"form": form, "next": _next_url(request)}, status=status)
+
+
+@require_POST
+def logout_view(request: HttpRequest) -> HttpResponse:
+    logout(request)
+    messages.info(request, "You are logged out. Your cart is saved with your account.")
+    return redirect("shop:home")

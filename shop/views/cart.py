@@ -1,0 +1,84 @@
+"""The cart page and its commands: Update a quantity, Remove a line, switch carts.
+
+Each line's form carries the cart version the shopper saw (If-Match, in effect),
+so a change made meanwhile in another tab is reported instead of overwritten.
+"""
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from carts import services
+from carts.handler import Outcome
+
+from .. import current, queries
+from ..commands import Refusal, attempt, context
+from ..forms import CartLineForm, CartVersionForm
+
+
+@require_GET
+def cart(request: HttpRequest) -> HttpResponse:
+    return cart_page(request)
+
+
+def cart_page(request: HttpRequest, line_errors: dict[str, str] | None = None, status: int = 200) -> HttpResponse:
+    row = current.current_cart(request)
+    owner = current.actor(request) if request.user.is_authenticated else None
+    page = {
+        "cart": row,
+        "lines": queries.shown_lines(row.lines) if row else [],
+        "line_errors": line_errors or {},
+        "other_carts": queries.other_open_carts(owner, row.cart_id if row else None) if owner else [],
+    }
+    return render(request, "shop/cart.html", page, status=status)
+
+
+@require_POST
+def update(request: HttpRequest, sku: str) -> HttpResponse:
+    form = CartLineForm(request.POST)
+    if not form.is_valid():
+        return cart_page(request, {sku: _first_error(form)}, status=400)
+    data = form.cleaned_data
+    ctx = context(request, expected_version=data["version"])
+    return _respond(
+        request, sku, attempt(lambda: services.update_quantity(ctx, data["cart_id"], sku, data["quantity"]))
+    )
+
+
+@require_POST
+def remove(request: HttpRequest, sku: str) -> HttpResponse:
+    form = CartVersionForm(request.POST)
+    if not form.is_valid():
+        return redirect("shop:cart")
+    data = form.cleaned_data
+    ctx = context(request, expected_version=data["version"])
+    return _respond(request, sku, attempt(lambda: services.remove_from_cart(ctx, data["cart_id"], sku)))
+
+
+@require_POST
+def switch(request: HttpRequest) -> HttpResponse:
+    """Make another of the account's open carts the current one (after a log-in kept two)."""
+    cart_id = request.POST.get("cart_id", "")
+    row = queries.owned_cart(current.actor(request), cart_id)
+    if row is not None and row.status == "open":
+        current.remember_cart(request, cart_id)
+        messages.info(request, "Switched carts. Your other cart is kept too.")
+    return redirect("shop:cart")
+
+
+def _respond(request: HttpRequest, sku: str, outcome: Outcome | Refusal) -> HttpResponse:
+    if not isinstance(outcome, Refusal):
+        return redirect("shop:cart")
+    if outcome.kind == "invalid":
+        return cart_page(request, {sku: outcome.message}, status=400)
+    if outcome.kind == "stale":
+        messages.warning(request, outcome.message)
+    else:
+        messages.error(request, outcome.message)
+        current.forget_cart(request)
+    return redirect("shop:cart")
+
+
+def _first_error(form: CartLineForm) -> str:
+    return str(next(iter(form.errors.values()))[0]) if form.errors else "Please check this line."

@@ -1,0 +1,77 @@
+"""Checkout (log in first; optional coupon), the confirmation, and "My orders"."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from carts import checkout as carts_checkout
+from projections.models import CartView
+
+from .. import current, queries
+from ..commands import Refusal, attempt, context
+from ..forms import CheckoutForm
+
+
+@require_http_methods(["GET", "POST"])
+def checkout(request: HttpRequest) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return render(request, "shop/checkout_login.html")
+    if request.method == "POST":
+        # The cart named in the form, not the session's: it may have been checked
+        # out in another tab meanwhile, and the command layer is the one to say so.
+        return _place_order(request, CheckoutForm(request.POST))
+    row = current.current_cart(request)
+    if row is None or not row.lines:
+        messages.info(request, "Your cart is empty; add something before checking out.")
+        return redirect("shop:cart")
+    return _checkout_page(request, row, CheckoutForm(initial={"cart_id": row.cart_id, "version": row.version}))
+
+
+def _place_order(request: HttpRequest, form: CheckoutForm) -> HttpResponse:
+    row = queries.owned_cart(current.actor(request), form.data.get("cart_id", ""))
+    if row is None:
+        messages.error(request, "That cart is not yours or no longer exists. Here is your current cart.")
+        return redirect("shop:cart")
+    if not form.is_valid():
+        return _checkout_page(request, row, form, status=400)
+    data = form.cleaned_data
+    ctx = context(request, expected_version=data["version"])
+    outcome = attempt(lambda: carts_checkout.place_order(ctx, data["cart_id"], data["coupon"] or None))
+    if isinstance(outcome, Refusal):
+        return _refused(request, row, form, outcome)
+    current.forget_cart(request)
+    return redirect("shop:order", cart_id=outcome.state.cart_id)
+
+
+def _refused(request: HttpRequest, row: CartView, form: CheckoutForm, refusal: Refusal) -> HttpResponse:
+    if refusal.kind == "invalid":
+        form.add_error("coupon" if refusal.field == "coupon" else None, refusal.message)
+        return _checkout_page(request, row, form, status=400)
+    if refusal.kind == "stale":
+        messages.warning(request, refusal.message)
+        return redirect("shop:checkout")
+    messages.error(request, refusal.message)
+    current.forget_cart(request)
+    return redirect("shop:cart")
+
+
+def _checkout_page(request: HttpRequest, row: CartView, form: CheckoutForm, status: int = 200) -> HttpResponse:
+    page = {"cart": row, "lines": queries.shown_lines(row.lines), "form": form}
+    return render(request, "shop/checkout.html", page, status=status)
+
+
+@login_required
+@require_GET
+def order(request: HttpRequest, cart_id: str) -> HttpResponse:
+    row = queries.owned_cart(current.actor(request), cart_id)
+    if row is None or row.status != "checked_out":
+        raise Http404("No such order")
+    return render(request, "shop/order.html", {"cart": row, "lines": queries.shown_lines(row.lines)})
+
+
+@login_required
+@require_GET
+def orders(request: HttpRequest) -> HttpResponse:
+    return render(request, "shop/orders.html", {"orders": queries.my_orders(request.user)})  # type: ignore[arg-type]

@@ -1,0 +1,54 @@
+"""Cart history: the cart's events in order beside the state they produce, with a
+control to step through versions (time travel). The state at version N is the
+stream folded up to N (carts.handler.load), exactly what the API's ?at_version=N
+returns, and the page links to both API resources.
+"""
+
+import json
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET
+
+from carts import handler
+from eventlog import store
+
+from .. import current, queries
+
+
+@require_GET
+def current_history(request: HttpRequest) -> HttpResponse:
+    row = current.current_cart(request)
+    if row is None:
+        return redirect("shop:cart")
+    return redirect("shop:history", cart_id=row.cart_id)
+
+
+@require_GET
+def history(request: HttpRequest, cart_id: str) -> HttpResponse:
+    row = queries.owned_cart(current.actor(request), cart_id)
+    if row is None:
+        raise Http404("No such cart")
+    events = store.read_stream(handler.stream_id(cart_id))
+    latest = len(events) and events[-1].version
+    version = _chosen_version(request.GET.get("version", ""), latest)
+    state = handler.load(cart_id, version)
+    page = {
+        "cart_id": cart_id,
+        "events": [{"event": e, "data": json.dumps(e.data, indent=1, sort_keys=True)} for e in events],
+        "version": version,
+        "latest": latest,
+        "versions": range(1, latest + 1),
+        "state": state,
+        "lines": queries.shown_lines(state.lines),
+        "previous": version - 1 if version > 1 else None,
+        "next": version + 1 if version < latest else None,
+    }
+    return render(request, "shop/history.html", page)
+
+
+def _chosen_version(text: str, latest: int) -> int:
+    """A version from 1 to latest; anything else shows the latest (never an error page)."""
+    if text.isdigit() and 1 <= int(text) <= latest:
+        return int(text)
+    return latest
