@@ -20,6 +20,8 @@ from . import runs
 from .models import RebuildRun
 from .progress import Progress
 
+PASSES = 3  # aims at the head; then the lock takes the rest
+
 
 def catch_up(
     run: RebuildRun,
@@ -31,21 +33,36 @@ def catch_up(
 ) -> bool:
     """Fill the shadow up to (about) the head; False if `stop` was set first.
 
-    `pause` seconds between batches leave room to a busy shop's own writes."""
+    Each pass aims at the head as it was when the pass began, so a shop that
+    writes faster than the rebuild reads cannot keep it running forever; what
+    the last pass leaves is taken under the swap's lock. `pause` seconds
+    between batches leave room to a busy shop's own writes.
+    """
     started, done_before = time.monotonic(), run.events_done
-    head = store.head_position()
-    runs.set_status(run, "building", head=head)
-    progress.start(run, head)
-    while not (stop and stop.is_set()):
-        with transaction.atomic():
-            events = store.read_all(run.position, batch_size, categories=projection.CATEGORIES)
-            if events:
-                projection.apply(events, run.shadow_table)
-                rate = (run.events_done + len(events) - done_before) / max(time.monotonic() - started, 1e-6)
-                runs.record_batch(run, events[-1].position, len(events), rate)
-        progress.update(run)
-        if len(events) < batch_size:
-            return True
-        if pause:
-            time.sleep(pause)
-    return False
+    progress.start(run, store.head_position())
+    for _ in range(PASSES):
+        head = store.head_position()
+        runs.set_status(run, "building", head=head)
+        while run.position < head:
+            if stop and stop.is_set():
+                return False
+            if not _batch(run, projection, batch_size, started, done_before):
+                break  # nothing more is safe to read yet
+            progress.update(run)
+            if pause:
+                time.sleep(pause)
+        if store.head_position() - run.position < batch_size:
+            break
+    return not (stop and stop.is_set())
+
+
+def _batch(run: RebuildRun, projection: Any, batch_size: int, started: float, done_before: int) -> bool:
+    """One batch into the shadow, with the run's checkpoint, in one transaction."""
+    with transaction.atomic():
+        events = store.read_all(run.position, batch_size, categories=projection.CATEGORIES)
+        if not events:
+            return False
+        projection.apply(events, run.shadow_table)
+        rate = (run.events_done + len(events) - done_before) / max(time.monotonic() - started, 1e-6)
+        runs.record_batch(run, events[-1].position, len(events), rate)
+    return len(events) == batch_size
