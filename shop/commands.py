@@ -11,6 +11,7 @@ from django.http import HttpRequest
 from cartlog.problems import DomainError
 from carts import errors, services
 from carts.handler import Context, Outcome
+from projections.models import CartView
 
 from . import current
 
@@ -37,10 +38,14 @@ def context(request: HttpRequest, expected_version: int | None = None) -> Contex
     return Context(actor=current.actor(request), expected_version=expected_version)
 
 
-def attempt(action: Callable[[], Outcome]) -> Outcome | Refusal:
+def attempt(action: Callable[[], Outcome], cart_id: str | None = None) -> Outcome | Refusal:
+    """Run a command; a refusal comes back as words. `cart_id` names the cart a
+    version-pinned command targets, to tell "checked out meanwhile" from other changes."""
     try:
         return action()
     except (errors.StaleVersionError, errors.ConcurrencyConflictError):
+        if cart_id and CartView.objects.filter(cart_id=cart_id, status="checked_out").exists():
+            return Refusal(message=ALREADY_CHECKED_OUT, kind="checked_out")
         return Refusal(message=CHANGED_ELSEWHERE, kind="stale")
     except errors.CartCheckedOutError:
         return Refusal(message=ALREADY_CHECKED_OUT, kind="checked_out")

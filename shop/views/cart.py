@@ -42,7 +42,9 @@ def update(request: HttpRequest, sku: str) -> HttpResponse:
     data = form.cleaned_data
     ctx = context(request, expected_version=data["version"])
     return _respond(
-        request, sku, attempt(lambda: services.update_quantity(ctx, data["cart_id"], sku, data["quantity"]))
+        request,
+        sku,
+        attempt(lambda: services.update_quantity(ctx, data["cart_id"], sku, data["quantity"]), data["cart_id"]),
     )
 
 
@@ -53,7 +55,9 @@ def remove(request: HttpRequest, sku: str) -> HttpResponse:
         return redirect("shop:cart")
     data = form.cleaned_data
     ctx = context(request, expected_version=data["version"])
-    return _respond(request, sku, attempt(lambda: services.remove_from_cart(ctx, data["cart_id"], sku)))
+    return _respond(
+        request, sku, attempt(lambda: services.remove_from_cart(ctx, data["cart_id"], sku), data["cart_id"])
+    )
 
 
 @require_POST

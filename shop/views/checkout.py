@@ -38,7 +38,7 @@ def _place_order(request: HttpRequest, form: CheckoutForm) -> HttpResponse:
         return _checkout_page(request, row, form, status=400)
     data = form.cleaned_data
     ctx = context(request, expected_version=data["version"])
-    outcome = attempt(lambda: carts_checkout.place_order(ctx, data["cart_id"], data["coupon"] or None))
+    outcome = attempt(lambda: carts_checkout.place_order(ctx, data["cart_id"], data["coupon"] or None), data["cart_id"])
     if isinstance(outcome, Refusal):
         return _refused(request, row, form, outcome)
     current.forget_cart(request)
