@@ -4,6 +4,7 @@ The suite runs once on PostgreSQL and once on SQLite (scripts/test.sh), so this
 one class is the contract every backend of `eventlog.store` must pass.
 """
 
+import time
 from datetime import UTC, datetime
 from typing import Any
 from uuid import uuid4
@@ -33,6 +34,18 @@ def raw_rows(stream_id: str) -> list[tuple[Any, ...]]:
             [stream_id],
         )
         return cursor.fetchall()
+
+
+def visible(after: int, count: int) -> None:
+    """Wait until `read_all` returns the `count` events committed after `after`.
+
+    On PostgreSQL it holds back everything newer than the oldest transaction
+    still writing anywhere on the server, and other test runs share the server:
+    an empty read means "not yet". Once visible, events stay visible.
+    """
+    deadline = time.monotonic() + 10
+    while len(store.read_all(after)) < count and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 def register_renamed(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -110,7 +123,8 @@ class TestEventStoreContract:
 @pytest.mark.django_db(transaction=True)
 class TestReadingTheWholeLog:
     """`read_all` sees committed events only (on PostgreSQL, those older than every
-    running transaction), so these tests commit each append."""
+    running transaction), so these tests commit each append, and first wait until
+    the reads have caught up with them (see `visible`)."""
 
     def test_read_all_returns_everything_after_a_position_in_order_in_batches(self) -> None:
         start = store.head_position()
@@ -118,6 +132,7 @@ class TestReadingTheWholeLog:
         written = []
         for i in range(7):
             written += store.append(a if i % 2 else b, store.stream_version(a if i % 2 else b), [new(n=i)])
+        visible(start, 7)
         batches = list(store.iter_all(start, batch_size=3))
         assert [len(batch) for batch in batches] == [3, 3, 1]
         read = [event for batch in batches for event in batch]
@@ -129,12 +144,14 @@ class TestReadingTheWholeLog:
         start = store.head_position()
         store.append(f"alpha-{uuid4().hex}", 0, [new(n=1)])
         store.append(f"beta-{uuid4().hex}", 0, [new(n=2)])
+        visible(start, 2)
         assert [e.data["n"] for e in store.read_all(start, categories=["beta"])] == [2]
 
     def test_read_all_upcasts_like_read_stream(self, monkeypatch: pytest.MonkeyPatch) -> None:
         register_renamed(monkeypatch)
         start = store.head_position()
         store.append(stream(), 0, [new("ContractRenamed", n=1, name="Ada")])
+        visible(start, 1)
         assert [(e.schema_version, e.data) for e in store.read_all(start)] == [(2, {"full_name": "Ada", "n": 1})]
 
 
