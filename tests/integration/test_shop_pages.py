@@ -1,5 +1,7 @@
 """Every shop page renders, through the Django test client, on SQLite and PostgreSQL."""
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -143,3 +145,20 @@ def test_log_out(client: Client) -> None:
     response = client.post("/logout/")
     assert response.status_code == 302
     assert "Log in" in client.get("/").content.decode()
+
+
+def test_sign_up_and_log_in_pages_have_labelled_fields_and_titles(client: Client) -> None:
+    for url, title, button in (("/signup/", "Sign up", "Sign up"), ("/login/", "Log in", "Log in")):
+        page = client.get(url).content.decode()
+        assert f"<title>{title} · cartlog shop</title>" in page and f">{button}</button>" in page
+        assert (
+            '<label for="id_username">Username</label>' in page and '<label for="id_password">Password</label>' in page
+        )
+
+
+def test_every_post_form_on_every_page_carries_a_csrf_token(client: Client) -> None:
+    from tests.e2e.test_shop_external_urls import every_page
+
+    for url, page in every_page(client).items():
+        forms = re.findall(r"<form[^>]*method=\"post\".*?</form>", page, flags=re.S)
+        assert all("csrfmiddlewaretoken" in form for form in forms), url
