@@ -36,6 +36,7 @@ def test_a_visitor_shops_signs_up_checks_out_and_travels_back_in_the_cart_histor
         sign_up_and_keep_the_cart(page, shots, username=f"shopper_{'js' if javascript else 'nojs'}")
         check_out(page, shots)
         travel_back_in_history(page, shop, shots, javascript)
+        log_out_and_back_in(page, shop, shots, username=f"shopper_{'js' if javascript else 'nojs'}")
         assert shots.foreign_hosts(shop) == set(), "a page loaded something from another host"
         context.close()
 
@@ -129,3 +130,17 @@ def travel_back_in_history(page: Page, shop: str, shots: Recorder, javascript: b
     assert api["version"] == 3 and api["status"] == "open"
     assert shown == {item["sku"]: item["quantity"] for item in api["items"]} == {"KIT-001": 1, "COF-001": 2}
     assert page.locator("#state-total").inner_text() == f"€{api['total']}"
+
+
+def log_out_and_back_in(page: Page, shop: str, shots: Recorder, username: str) -> None:
+    page.get_by_role("button", name=f"Log out {username}").click()
+    expect(page.get_by_text("You are logged out.")).to_be_visible()
+    page.get_by_role("link", name="Log in").click()
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill("a-long-secret-9")
+    shots.shot("login")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_text(f"Welcome back, {username}!")).to_be_visible()
+    page.goto(shop + "/no-such-page/")
+    expect(page).to_have_title("Page not found · cartlog shop")
+    shots.shot("not-found")
