@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
+import orjson
 from django.db import connections
 
 from carts.decider import CartState, Line, fold_recorded, initial_state
@@ -88,15 +89,41 @@ def from_row(row: dict[str, Any]) -> CartState:
 
 
 def _load(connection: Any, table: str, cart_ids: list[str]) -> dict[str, CartState]:
-    placeholders = ", ".join(["%s"] * len(cart_ids))
+    if connection.vendor == "postgresql":  # one array parameter: no query text growing with the batch
+        where, params = "cart_id = ANY(%s)", [cart_ids]
+    else:
+        where, params = f"cart_id IN ({', '.join(['%s'] * len(cart_ids))})", cart_ids
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {', '.join(COLUMNS)} FROM {table} WHERE cart_id IN ({placeholders})", cart_ids)
+        cursor.execute(f"SELECT {', '.join(COLUMNS)} FROM {table} WHERE {where}", params)
         return {row[0]: from_row(dict(zip(COLUMNS, row, strict=True))) for row in cursor.fetchall()}
 
 
 def _upsert(connection: Any, table: str, rows: list[list[Any]], chunk: int = 500) -> None:
+    if connection.vendor == "postgresql" and len(rows) > BULK_ROWS:
+        _upsert_bulk(connection, table, rows)
+        return
     for start in range(0, len(rows), chunk):
         _upsert_chunk(connection, table, rows[start : start + chunk])
+
+
+# Batches above this many rows (a rebuild, a consumer catching up) go to PostgreSQL as one
+# JSON parameter: psycopg rewrites a query's placeholders on the client, and a VALUES list
+# with thousands of them cost more than the insert itself (docs/benchmarks.md, rebuild).
+BULK_ROWS = 50
+_BULK_SELECT = (
+    "r->>0, r->>1, r->>2, (r->>3)::jsonb, (r->>4)::integer, (r->>5)::numeric, (r->>6)::numeric,"
+    " (r->>7)::numeric, r->>8, r->>9, (r->>10)::integer, (r->>11)::bigint, (r->>12)::timestamptz"
+)
+
+
+def _upsert_bulk(connection: Any, table: str, rows: list[list[Any]]) -> None:
+    assignments = ", ".join(f"{column} = excluded.{column}" for column in COLUMNS[1:])
+    sql = (
+        f"INSERT INTO {table} ({', '.join(COLUMNS)}) SELECT {_BULK_SELECT} FROM jsonb_array_elements(%s::jsonb) r"
+        f" ON CONFLICT (cart_id) DO UPDATE SET {assignments}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [orjson.dumps(rows).decode()])  # orjson writes datetimes as ISO 8601
 
 
 def _upsert_chunk(connection: Any, table: str, rows: list[list[Any]]) -> None:

@@ -58,6 +58,17 @@ def test_rebuild_swaps_in_a_table_equal_to_the_live_one(shop_log: None, name: st
     assert service.rebuild(name, verify=True).differences == []
 
 
+def test_bulk_batches_write_the_same_rows_as_single_commands(shop_log: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from projections import cart_view
+
+    before = rows(cart_view.TABLE, cart_view.KEY)  # written one command at a time, inline
+    monkeypatch.setattr(cart_view, "BULK_ROWS", 1)  # every rebuild batch takes the bulk path
+
+    service.rebuild("cart_view", batch_size=500)
+
+    assert rows(cart_view.TABLE, cart_view.KEY) == before
+
+
 def test_the_swap_moves_an_async_consumers_checkpoint_to_the_shadows_position(shop_log: None) -> None:
     outcome = service.rebuild("test_item_counts", batch_size=50)
 

@@ -1,0 +1,165 @@
+"""Rebuild speed of cart_view over a log of >= 1M events, beside COPY of the same log.
+
+    nice .venv/bin/python bench/rebuild_bench.py [--events 1000000] [--batch-size 5000] [--fresh]
+
+COPY (SELECT <the columns read_all reads> FROM eventlog_event) TO STDOUT is the
+physical limit of reading the log; the rebuild reads the same rows, folds them
+into a shadow table and swaps it in. Both run in the same process, one after
+the other, on the same database (kept between runs: building the log takes a
+few minutes; --fresh starts over). Target: >= 50,000 events/s and >= 0.1 of COPY.
+"""
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+from uuid import uuid4
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.databases import ROOT, migrate_cartlog, recreate, url_for
+
+DBNAME = "cartlog_bench_rebuild"
+START = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def main(argv: list[str]) -> int:
+    args = parse(argv)
+    prepare(args.fresh)
+    ensure_log(args.events)
+    copy = measure_copy()
+    rebuild = measure_rebuild(args.batch_size)
+    report({"copy": copy, "rebuild": rebuild, "ratio": rebuild["events_per_s"] / copy["events_per_s"]})
+    return 0
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--events", type=int, default=1_000_000)
+    parser.add_argument("--batch-size", type=int, default=5000)
+    parser.add_argument("--fresh", action="store_true", help="drop and rebuild the benchmark log")
+    return parser.parse_args(argv)
+
+
+def prepare(fresh: bool) -> None:
+    import psycopg
+
+    url = url_for(DBNAME)
+    try:
+        psycopg.connect(url).close()
+        exists = True
+    except psycopg.OperationalError:
+        exists = False
+    if fresh or not exists:
+        recreate(DBNAME)
+        migrate_cartlog(url)
+    os.environ["DATABASE_URL"] = url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cartlog.settings")
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    import django
+
+    django.setup()
+
+
+def ensure_log(target: int) -> None:
+    """Append whole carts (decided by the real decider) in large transactions until `target` events."""
+    from django.db import transaction
+
+    from catalog.models import Product
+    from eventlog import store
+
+    products = [(p.sku, p.price) for p in Product.objects.filter(active=True)]
+    rng, have = random.Random(42), count_events()
+    started = time.monotonic()
+    while have < target:
+        with transaction.atomic():
+            for _ in range(2000):
+                cart_id, events = cart_events(rng, products, have)
+                store.append(f"cart-{cart_id}", 0, events)
+                have += len(events)
+        print(f"\rlog: {have:,} events ({time.monotonic() - started:.0f}s)", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+
+
+def cart_events(rng: random.Random, products: list[tuple[str, Decimal]], n: int) -> tuple[str, list[Any]]:
+    from carts import commands as c
+    from carts.decider import decide, fold, initial_state
+    from carts.handler import Context, _to_log
+
+    cart_id, at = str(uuid4()), START + timedelta(seconds=n)
+    state, new = initial_state(cart_id), []
+    chosen = rng.sample(products, rng.randint(1, 4))
+    commands: list[c.CartCommand] = [c.StartCart(cart_id=cart_id, at=at, owner=f"user:{n % 5000}")]
+    for sku, price in chosen:
+        product = c.ProductSnapshot(sku=sku, price=price, active=True)
+        commands.append(c.AddToCart(cart_id=cart_id, at=at, sku=sku, quantity=rng.randint(1, 3), product=product))
+    if rng.random() < 0.5:
+        commands.append(c.UpdateCartQuantity(cart_id=cart_id, at=at, sku=chosen[0][0], quantity=rng.randint(1, 6)))
+    if len(chosen) > 1 and rng.random() < 0.3:
+        commands.append(c.RemoveFromCart(cart_id=cart_id, at=at, sku=chosen[-1][0]))
+    if rng.random() < 0.4:
+        commands.append(c.Checkout(cart_id=cart_id, at=at, order_id=str(uuid4()), discount=None))
+    context = Context(actor=f"user:{n % 5000}")
+    for command in commands:
+        events = decide(state, command)
+        state = fold(state, events)
+        new += _to_log(events, command, context, None)
+    return cart_id, new
+
+
+def count_events() -> int:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT COUNT(*) FROM eventlog_event")
+        return int(cursor.fetchone()[0])
+
+
+def measure_copy() -> dict[str, float]:
+    from django.db import connection
+
+    from eventlog.store import COLUMNS
+
+    connection.ensure_connection()
+    raw = connection.connection
+    started, rows, size = time.monotonic(), 0, 0
+    with raw.cursor() as cursor, cursor.copy(f"COPY (SELECT {COLUMNS} FROM eventlog_event) TO STDOUT") as copy:
+        for row in copy.rows():
+            rows += 1
+            size += len(row)
+    elapsed = time.monotonic() - started
+    return {"events": rows, "seconds": elapsed, "events_per_s": rows / elapsed}
+
+
+def measure_rebuild(batch_size: int) -> dict[str, float]:
+    from rebuilds import service
+
+    started = time.monotonic()
+    outcome = service.rebuild("cart_view", batch_size=batch_size)
+    elapsed = time.monotonic() - started
+    return {"events": outcome.events_done, "seconds": elapsed, "events_per_s": outcome.events_done / elapsed}
+
+
+def report(results: dict[str, Any]) -> None:
+    copy, rebuild = results["copy"], results["rebuild"]
+    print(
+        f"COPY of the log      {copy['events']:>10,} events {copy['seconds']:7.1f} s {copy['events_per_s']:>10,.0f}/s"
+    )
+    print(
+        f"rebuild cart_view    {rebuild['events']:>10,} events {rebuild['seconds']:7.1f} s"
+        f" {rebuild['events_per_s']:>10,.0f}/s"
+    )
+    print(f"rebuild / COPY       {results['ratio']:.3f}")
+    out = ROOT / "var" / "bench"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "rebuild.json").write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
