@@ -149,6 +149,8 @@ KAFKA_BOOTSTRAP_SERVERS = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "")
 KAFKA_TOPIC_PREFIX = os.environ.get("KAFKA_TOPIC_PREFIX", "cartlog")
 KAFKA_TOPIC_PARTITIONS = int(os.environ.get("KAFKA_TOPIC_PARTITIONS", "3"))
 KAFKA_REPLICATION_FACTOR = int(os.environ.get("KAFKA_REPLICATION_FACTOR", "1"))
+# After this long without the broker's ack a message counts as failed and the relay re-sends it.
+KAFKA_MESSAGE_TIMEOUT_MS = int(os.environ.get("KAFKA_MESSAGE_TIMEOUT_MS", "15000"))
 CONSUMER_BATCH_SIZE = int(os.environ.get("CONSUMER_BATCH_SIZE", "500"))
 CONSUMER_POLL_SECONDS = float(os.environ.get("CONSUMER_POLL_SECONDS", "0.2"))
 # How often a command retries by itself after a concurrency conflict (no If-Match).

@@ -14,3 +14,33 @@ class Lease(models.Model):
 
     class Meta:
         db_table = "consumer_lease"
+
+
+class KafkaProgress(models.Model):
+    """The highest log position a consumer applied from one Kafka partition.
+
+    Written in the consumer's transaction with its view rows. A message at or
+    below it is a repeat — a redelivery, or the relay re-sending after a crash —
+    and is dropped: within a partition, the relay produces in position order.
+    """
+
+    consumer = models.CharField(max_length=100)
+    topic = models.CharField(max_length=200)
+    partition = models.IntegerField()
+    position = models.BigIntegerField(default=0)
+
+    class Meta:
+        db_table = "consumer_kafka_progress"
+        constraints = [models.UniqueConstraint(fields=["consumer", "topic", "partition"], name="kafka_progress_unique")]
+
+
+class Heartbeat(models.Model):
+    """A running consumer (or the relay) says so every few seconds: `GET /api/projections` shows it."""
+
+    name = models.CharField(max_length=100, primary_key=True)
+    transport = models.CharField(max_length=20)
+    beat_at = models.DateTimeField()
+    pid = models.IntegerField()
+
+    class Meta:
+        db_table = "consumer_heartbeat"

@@ -21,6 +21,7 @@ FACTORIES: list[str] = [
     "analytics.archive_consumer.consumers",
     "claims.validator.consumers",
     "accounts.account_creator.consumers",
+    "relay.cart_state.consumers",
 ]
 
 

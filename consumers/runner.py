@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import close_old_connections, connection, transaction
 
+from . import heartbeat
 from .base import Consumer
 from .checkpoints import CheckpointMovedError
 from .lease import Lease
@@ -80,6 +81,7 @@ class Worker:
             if lease and not lease.acquire():
                 self.stop.wait(1.0)  # another process runs this consumer; stand by
                 continue
+            heartbeat.beat(self.consumer.name, transport.name)
             try:
                 handled = process_batch(self.consumer, transport)
             except Exception:

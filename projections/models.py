@@ -39,3 +39,38 @@ class Checkpoint(models.Model):
 
     class Meta:
         db_table = "projection_checkpoint"
+
+
+class ProductActivity(models.Model):
+    """`product_activity`: what shoppers did with each SKU, counted from every cart event."""
+
+    sku = models.CharField(max_length=40, primary_key=True)
+    times_added = models.PositiveIntegerField(default=0)
+    times_removed = models.PositiveIntegerField(default=0)
+    times_raised = models.PositiveIntegerField(default=0)
+    times_lowered = models.PositiveIntegerField(default=0)
+    times_bought = models.PositiveIntegerField(default=0)
+    units_sold = models.PositiveIntegerField(default=0)
+    revenue = models.DecimalField(max_digits=14, decimal_places=2, default=0)
+    last_position = models.BigIntegerField(default=0)
+
+    class Meta:
+        db_table = "projection_product_activity"
+
+
+class OrderHistory(models.Model):
+    """`order_history`: every order, under the account that owned the cart when it was placed."""
+
+    order_id = models.CharField(max_length=64, primary_key=True)
+    account = models.CharField(max_length=200, db_index=True)
+    cart_id = models.CharField(max_length=64)
+    lines = models.JSONField(default=list)
+    subtotal = models.DecimalField(max_digits=12, decimal_places=2)
+    discount = models.DecimalField(max_digits=12, decimal_places=2)
+    total = models.DecimalField(max_digits=12, decimal_places=2)
+    coupon = models.CharField(max_length=40, null=True)
+    placed_at = models.DateTimeField()
+    position = models.BigIntegerField()
+
+    class Meta:
+        db_table = "projection_order_history"

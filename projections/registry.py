@@ -45,7 +45,7 @@ def asynchronous() -> list[Any]:
 
 
 # Dotted module names of async projections, in the order they are listed to operators.
-ASYNC_MODULES: list[str] = []
+ASYNC_MODULES: list[str] = ["projections.product_activity", "projections.order_history"]
 
 
 def all_projections() -> list[Any]:

@@ -7,6 +7,7 @@ import pytest
 from django.db import connection
 
 from tests import services
+from tests.kafka_broker import kafka, kafka_broker  # noqa: F401  (fixtures)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

@@ -42,3 +42,12 @@ class Command(BaseCommand):
         # Beside the consumers: rebuild, blue/green, each view whose code VERSION is newer (rebuilds/).
         threads = [*runner.run(consumers, transport_factory, stop), *versioned.start(stop)]
         runner.wait(threads, stop)
+
+
+def start_relay(stop: threading.Event) -> threading.Thread:
+    """The relay runs beside the consumers when Kafka is configured (it feeds them)."""
+    from relay.relay import run_forever
+
+    thread = threading.Thread(target=run_forever, args=(stop,), name="relay", daemon=True)
+    thread.start()
+    return thread

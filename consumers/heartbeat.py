@@ -1,0 +1,31 @@
+"""Running consumers say so: one row per consumer, refreshed every few seconds."""
+
+import os
+import time
+
+from django.utils import timezone
+
+from .models import Heartbeat
+
+INTERVAL = 2.0
+STALE_AFTER = 15.0  # seconds without a beat: shown as not running
+
+_last: dict[str, float] = {}
+
+
+def beat(name: str, transport: str) -> None:
+    now = time.monotonic()
+    if now - _last.get(name, 0.0) < INTERVAL:
+        return
+    _last[name] = now
+    Heartbeat.objects.update_or_create(
+        name=name, defaults={"transport": transport, "beat_at": timezone.now(), "pid": os.getpid()}
+    )
+
+
+def running(name: str) -> tuple[bool, str | None]:
+    """(running, transport) as the last heartbeat says."""
+    row = Heartbeat.objects.filter(name=name).first()
+    if row is None:
+        return False, None
+    return (timezone.now() - row.beat_at).total_seconds() < STALE_AFTER, row.transport

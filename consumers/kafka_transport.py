@@ -1,0 +1,96 @@
+"""The Kafka transport: a consumer group per consumer, repeats dropped by position.
+
+Each consumer (`name`) joins the group `<prefix>-<name>` on the topics of its
+stream categories. What it has applied is kept in the database, per partition,
+in the same transaction as its view rows (`KafkaProgress`): the Kafka offset
+commit after that is only an optimisation, so a crash anywhere re-delivers at
+most, and the repeat is dropped here.
+"""
+
+import logging
+from collections.abc import Sequence
+
+from confluent_kafka import Consumer, Message, TopicPartition
+from django.conf import settings
+
+from eventlog.records import RecordedEvent
+from relay import config
+from relay.messages import from_message
+
+from .models import KafkaProgress
+from .transports import Batch
+
+log = logging.getLogger(__name__)
+
+
+class KafkaTransport:
+    name = "kafka"
+
+    def __init__(self) -> None:
+        self.kafka: Consumer | None = None
+        self.unconfirmed: dict[tuple[str, int], int] = {}  # first offset per partition of a batch in hand
+
+    def fetch(self, consumer: str, categories: Sequence[str], limit: int) -> Batch:
+        kafka = self._connect(consumer, categories)
+        self._rewind_unconfirmed(kafka)
+        messages = [m for m in kafka.consume(num_messages=limit, timeout=0.5) if m.error() is None]
+        if not messages:
+            return Batch(events=[])
+        for message in messages:
+            self.unconfirmed.setdefault(_where(message), int(message.offset() or 0))
+        progress = _progress(consumer)
+        events: list[RecordedEvent] = []
+        for message in messages:
+            event = from_message(message.value() or b"{}")
+            where = _where(message)
+            if event.position <= progress.get(where, 0):
+                continue  # a repeat: applied before
+            progress[where] = event.position
+            events.append(event)
+        if not events:
+            self._confirm(kafka)
+            return Batch(events=[])
+        return Batch(events=events, commit=lambda: _save(consumer, progress), after_commit=lambda: self._confirm(kafka))
+
+    def _connect(self, consumer: str, categories: Sequence[str]) -> Consumer:
+        if self.kafka is None:
+            self.kafka = Consumer(config.consumer(f"{settings.KAFKA_TOPIC_PREFIX}-{consumer}"))
+            self.kafka.subscribe([config.topic(c) for c in (categories or config.categories())])
+        return self.kafka
+
+    def _rewind_unconfirmed(self, kafka: Consumer) -> None:
+        """A batch whose transaction failed is read again, not skipped."""
+        for (topic, partition), offset in self.unconfirmed.items():
+            try:
+                kafka.seek(TopicPartition(topic, partition, offset))
+            except Exception:  # the partition moved to another member: it will re-read it
+                log.info("not rewinding %s[%d]: no longer assigned", topic, partition)
+        self.unconfirmed.clear()
+
+    def _confirm(self, kafka: Consumer) -> None:
+        self.unconfirmed.clear()
+        try:
+            kafka.commit(asynchronous=True)
+        except Exception as error:  # nothing to commit, or a rebalance: the database has the truth
+            log.debug("offset commit skipped: %s", error)
+
+    def close(self) -> None:
+        if self.kafka is not None:
+            self.kafka.close()
+            self.kafka = None
+
+
+def _where(message: Message) -> tuple[str, int]:
+    return str(message.topic()), int(message.partition() or 0)
+
+
+def _progress(consumer: str) -> dict[tuple[str, int], int]:
+    rows = KafkaProgress.objects.filter(consumer=consumer).values_list("topic", "partition", "position")
+    return {(topic, partition): position for topic, partition, position in rows}
+
+
+def _save(consumer: str, progress: dict[tuple[str, int], int]) -> None:
+    for (topic, partition), position in progress.items():
+        KafkaProgress.objects.update_or_create(
+            consumer=consumer, topic=topic, partition=partition, defaults={"position": position}
+        )

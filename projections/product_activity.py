@@ -1,0 +1,68 @@
+"""`product_activity`: per SKU, how often it was added, removed, raised, lowered and bought.
+
+Counts are additive, so a batch is folded into per-SKU deltas and added with
+one upsert per SKU. An event must reach it once: the consumer's transport
+drops repeats (checkpoint or per-partition position, committed with the rows).
+"""
+
+from collections import defaultdict
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+from django.db import connections
+
+from eventlog.records import RecordedEvent
+
+NAME = "product_activity"
+VERSION = 1
+TABLE = "projection_product_activity"
+KEY = "sku"
+CATEGORIES = ("cart",)
+
+COUNTERS = ("times_added", "times_removed", "times_raised", "times_lowered", "times_bought", "units_sold", "revenue")
+
+
+def deltas(events: Sequence[RecordedEvent]) -> dict[str, dict[str, Any]]:
+    """Pure: what `events` add to each SKU's counters (and the last position seen)."""
+    rows: dict[str, dict[str, Any]] = defaultdict(lambda: {c: 0 for c in COUNTERS} | {"revenue": Decimal(0)})
+    for event in events:
+        for sku, counter, amount in _effects(event):
+            rows[sku][counter] += amount
+            rows[sku]["last_position"] = event.position
+    return dict(rows)
+
+
+def _effects(event: RecordedEvent) -> list[tuple[str, str, Any]]:
+    data = event.data
+    if event.type == "ItemAdded":
+        return [(data["sku"], "times_added", 1)]
+    if event.type == "ItemRemoved":
+        return [(data["sku"], "times_removed", 1)]
+    if event.type == "ItemQuantityChanged":
+        raised = data["to_quantity"] > data["from_quantity"]
+        return [(data["sku"], "times_raised" if raised else "times_lowered", 1)]
+    if event.type == "CheckedOut":
+        effects: list[tuple[str, str, Any]] = []
+        for line in data["lines"]:
+            effects += [
+                (line["sku"], "times_bought", 1),
+                (line["sku"], "units_sold", line["quantity"]),
+                (line["sku"], "revenue", Decimal(line["line_total"])),
+            ]
+        return effects
+    return []
+
+
+def apply(events: Sequence[RecordedEvent], table: str = TABLE, *, using: str = "default") -> None:
+    columns = ("sku", *COUNTERS, "last_position")
+    added = ", ".join(f"{c} = {table}.{c} + excluded.{c}" for c in COUNTERS)
+    sql = (
+        f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))}) "
+        f"ON CONFLICT (sku) DO UPDATE SET {added}, last_position = excluded.last_position"
+    )
+    with connections[using].cursor() as cursor:
+        for sku, row in sorted(deltas(events).items()):
+            cursor.execute(
+                sql, [sku, *(str(row[c]) if c == "revenue" else row[c] for c in COUNTERS), row["last_position"]]
+            )

@@ -1,0 +1,54 @@
+"""The latest state of every cart, on a compacted topic keyed by cart id.
+
+A new service bootstraps from this topic instead of replaying the whole log:
+compaction keeps the newest record per key. The state published is the fold
+of the cart's stream up to the newest event in the batch (what `?at_version=`
+shows), so it is deterministic and never older than what was published before.
+"""
+
+import json
+from collections.abc import Sequence
+
+from confluent_kafka import KafkaError, Message, Producer
+from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
+
+from carts.api.serializers import cart_data
+from carts.handler import load
+from eventlog.records import RecordedEvent
+
+from . import config
+
+NAME = "cart_state_publisher"
+
+
+class PublishError(Exception):
+    """The broker did not confirm; the batch's transaction rolls back and is retried."""
+
+
+class CartStatePublisher:
+    name = NAME
+    categories = ("cart",)
+
+    def __init__(self) -> None:
+        self.producer = Producer(config.producer())
+
+    def handle(self, events: Sequence[RecordedEvent]) -> None:
+        newest: dict[str, int] = {}
+        for event in events:
+            newest[event.stream_id.removeprefix("cart-")] = event.version
+        failures: list[str] = []
+
+        def on_delivery(error: KafkaError | None, message: Message) -> None:
+            if error is not None:
+                failures.append(str(error))
+
+        for cart_id, version in newest.items():
+            value = json.dumps(cart_data(load(cart_id, version)), cls=DjangoJSONEncoder)
+            self.producer.produce(config.topic(config.CART_STATE), key=cart_id, value=value, on_delivery=on_delivery)
+        if self.producer.flush(30.0) > 0 or failures:
+            raise PublishError(f"cart state not confirmed: {failures[:3]}")
+
+
+def consumers() -> list[CartStatePublisher]:
+    return [CartStatePublisher()] if settings.KAFKA_BOOTSTRAP_SERVERS else []

@@ -1,0 +1,23 @@
+"""`python manage.py run_relay`: move the committed log to Kafka until stopped."""
+
+import signal
+import threading
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from relay.relay import run_forever
+
+
+class Command(BaseCommand):
+    help = "Relay the committed event log to Kafka (needs KAFKA_BOOTSTRAP_SERVERS)."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if not settings.KAFKA_BOOTSTRAP_SERVERS:
+            raise CommandError("KAFKA_BOOTSTRAP_SERVERS is not set: there is no broker to relay to.")
+        stop = threading.Event()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, lambda *_: stop.set())
+        self.stdout.write(f"run_relay: eventlog -> {settings.KAFKA_BOOTSTRAP_SERVERS} (Ctrl-C stops)")
+        run_forever(stop)

@@ -1,0 +1,140 @@
+"""The relay: every committed event reaches Kafka, keyed and in order, through crashes and outages."""
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from carts import services
+from carts.handler import Context
+from eventlog import store
+from eventlog.models import Event
+from relay import config
+from tests.kafka_broker import Broker
+from tests.kafka_helpers import events_by_key, read_topic, relay_checkpoint, relay_everything
+
+pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+
+def shop(carts: int, actor: str = "user:1", pause: float = 0.0) -> None:
+    context = Context(actor=actor)
+    for _ in range(carts):
+        time.sleep(pause)
+        cart_id = services.start_cart(context).state.cart_id
+        services.add_to_cart(context, cart_id, "COF-001", 2)
+        services.add_to_cart(context, cart_id, "KIT-001", 1)
+        services.update_quantity(context, cart_id, "COF-001", 3)
+        services.checkout(context, cart_id)
+
+
+def assert_every_event_in_kafka_in_per_key_order() -> None:
+    seen = events_by_key(config.topic("cart"))
+    for stream_id, versions in seen.items():
+        first_seen = list(dict.fromkeys(versions))  # duplicates allowed, reordering not
+        assert first_seen == sorted(first_seen), f"{stream_id} out of order: {versions}"
+    expected: dict[str, set[int]] = {}
+    for stream_id, version in Event.objects.filter(stream_id__startswith="cart-").values_list("stream_id", "version"):
+        expected.setdefault(stream_id, set()).add(version)
+    assert {k: set(v) for k, v in seen.items()} == expected
+
+
+def test_every_appended_event_reaches_its_topic_in_per_key_order_with_headers(catalog: None, kafka: Broker) -> None:
+    shop(3)
+    relay_everything()
+    messages = read_topic(config.topic("cart"))
+    assert len(messages) == Event.objects.count()
+    headers = dict(messages[0].headers())
+    assert set(headers) == {"event_id", "type", "schema_version"}
+    assert {m.key().decode() for m in messages} == set(Event.objects.values_list("stream_id", flat=True))
+    assert_every_event_in_kafka_in_per_key_order()
+
+
+def database_url() -> str:
+    db = connection.settings_dict
+    return f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+def start_relay_process() -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "KAFKA_BOOTSTRAP_SERVERS": settings.KAFKA_BOOTSTRAP_SERVERS,
+        "KAFKA_TOPIC_PREFIX": settings.KAFKA_TOPIC_PREFIX,
+        "CONSUMER_BATCH_SIZE": "20",
+        "CONSUMER_POLL_SECONDS": "0.05",
+    }
+    command = [sys.executable, "manage.py", "run_relay"]
+    return subprocess.Popen(
+        command, cwd=Path(settings.BASE_DIR), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+
+
+def wait_for(condition, timeout: float = 60) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)
+
+
+@pytest.mark.slow
+def test_a_relay_killed_mid_stream_and_restarted_sends_every_event_at_least_once_in_order(
+    catalog: None, kafka: Broker
+) -> None:
+    writer_done = threading.Event()
+
+    def writer() -> None:
+        try:
+            shop(60, pause=0.05)
+        finally:
+            connection.close()
+            writer_done.set()
+
+    relay = start_relay_process()
+    thread = threading.Thread(target=writer)
+    thread.start()
+    wait_for(lambda: relay_checkpoint() > 10)
+    relay.send_signal(signal.SIGKILL)
+    relay.wait()
+    assert not writer_done.is_set(), "the kill should land mid-stream"
+    relay = start_relay_process()
+    try:
+        thread.join()
+        wait_for(lambda: relay_checkpoint() == store.head_position())
+    finally:
+        relay.send_signal(signal.SIGTERM)
+        relay.wait(timeout=30)
+    assert_every_event_in_kafka_in_per_key_order()
+
+
+@pytest.mark.slow
+def test_a_broker_outage_under_load_loses_nothing_and_the_relay_recovers_by_itself(
+    catalog: None, kafka: Broker, settings
+) -> None:
+    settings.KAFKA_MESSAGE_TIMEOUT_MS = 2000
+    from relay.relay import run_forever
+
+    stop = threading.Event()
+    relay = threading.Thread(target=run_forever, args=(stop,))
+    relay.start()
+    try:
+        shop(3)
+        wait_for(lambda: relay_checkpoint() == store.head_position())
+        kafka.freeze()  # the broker stops answering
+        try:
+            shop(5)
+            time.sleep(4)  # longer than the message timeout: deliveries fail, the checkpoint must hold
+            assert relay_checkpoint() < store.head_position()
+        finally:
+            kafka.thaw()
+        wait_for(lambda: relay_checkpoint() == store.head_position())
+    finally:
+        stop.set()
+        relay.join(timeout=30)
+    assert_every_event_in_kafka_in_per_key_order()

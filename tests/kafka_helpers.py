@@ -1,0 +1,65 @@
+"""Reading topics back, and running consumers and the relay until they caught up."""
+
+import time
+from collections import defaultdict
+from typing import Any
+
+from confluent_kafka import Consumer, TopicPartition
+
+from consumers import runner
+from consumers.base import Consumer as LogConsumer
+from consumers.transports import Transport
+from eventlog import store
+from relay import config
+from relay.relay import Relay
+
+
+def relay_everything(timeout: float = 60) -> None:
+    relay = Relay()
+    deadline = time.monotonic() + timeout
+    while relay.relay_batch() or relay_checkpoint() < store.head_position():
+        assert time.monotonic() < deadline, "the relay did not catch up"
+
+
+def relay_checkpoint() -> int:
+    from consumers import checkpoints
+
+    return checkpoints.position("relay")
+
+
+def read_topic(topic: str, timeout: float = 10) -> list[Any]:
+    """Every message of a topic, partition by partition, from the beginning (no group)."""
+    reader = Consumer({**config.common(), "group.id": "test-reader", "enable.auto.commit": False})
+    metadata = reader.list_topics(topic, timeout=timeout).topics[topic]
+    messages = []
+    for partition in metadata.partitions:
+        low, high = reader.get_watermark_offsets(TopicPartition(topic, partition), timeout=timeout)
+        if high <= low:
+            continue
+        reader.assign([TopicPartition(topic, partition, low)])
+        got: list[Any] = []
+        deadline = time.monotonic() + timeout
+        while len(got) < high - low and time.monotonic() < deadline:
+            got += [m for m in reader.consume(500, 0.5) if m.error() is None]
+        messages += got
+    reader.close()
+    return messages
+
+
+def events_by_key(topic: str) -> dict[str, list[int]]:
+    from relay.messages import from_message
+
+    versions: dict[str, list[int]] = defaultdict(list)
+    for message in read_topic(topic):
+        event = from_message(message.value())
+        versions[event.stream_id].append(event.version)
+    return dict(versions)
+
+
+def drain_until(consumer: LogConsumer, transport: Transport, done: Any, timeout: float = 60) -> None:
+    """Process batches until `done()` (a Kafka group needs a few seconds to join)."""
+    deadline = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < deadline, f"{consumer.name} did not catch up"
+        if runner.process_batch(consumer, transport) == 0:
+            time.sleep(0.05)
