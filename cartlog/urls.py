@@ -16,6 +16,7 @@ api: list[URLPattern | URLResolver] = [
 
 urlpatterns = [
     path("api/", include(api)),
+    path("staff/rebuilds/", include("rebuilds.urls")),
     path("", include("shop.urls")),
 ]
 

@@ -89,6 +89,7 @@ def from_row(row: dict[str, Any]) -> CartState:
 
 
 def _load(connection: Any, table: str, cart_ids: list[str]) -> dict[str, CartState]:
+    params: list[Any]
     if connection.vendor == "postgresql":  # one array parameter: no query text growing with the batch
         where, params = "cart_id = ANY(%s)", [cart_ids]
     else:

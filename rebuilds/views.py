@@ -1,0 +1,41 @@
+"""The staff page /staff/rebuilds/: every projection's versions and rebuild, live-updating.
+
+Staff can start a rebuild from it; the Celery task runs it (in a worker, or
+eagerly in this request on the embedded default).
+"""
+
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from projections import registry
+
+from . import status, tasks
+
+
+def _staff_only(request: HttpRequest) -> HttpResponse | None:
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    if not request.user.is_staff:
+        raise PermissionDenied
+    return None
+
+
+def rebuilds_page(request: HttpRequest) -> HttpResponse:
+    if refused := _staff_only(request):
+        return refused
+    rows = [{"name": name, **info} for name, info in status.summary().items()]
+    template = "rebuilds/_table.html" if request.headers.get("HX-Request") else "rebuilds/rebuilds.html"
+    return render(request, template, {"projections": rows})
+
+
+@require_POST
+def start_rebuild(request: HttpRequest, name: str) -> HttpResponse:
+    if refused := _staff_only(request):
+        return refused
+    if name not in {p.NAME for p in registry.all_projections()}:
+        raise PermissionDenied
+    tasks.rebuild_projection.delay(name, verify=request.POST.get("verify") == "1")
+    return redirect("rebuilds:page")
