@@ -29,7 +29,7 @@ def deltas(events: Sequence[RecordedEvent]) -> dict[str, dict[str, Any]]:
     for event in events:
         for sku, counter, amount in _effects(event):
             rows[sku][counter] += amount
-            rows[sku]["last_position"] = event.position
+            rows[sku]["last_position"] = max(rows[sku].get("last_position", 0), event.position)
     return dict(rows)
 
 
@@ -59,7 +59,8 @@ def apply(events: Sequence[RecordedEvent], table: str = TABLE, *, using: str = "
     added = ", ".join(f"{c} = {table}.{c} + excluded.{c}" for c in COUNTERS)
     sql = (
         f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))}) "
-        f"ON CONFLICT (sku) DO UPDATE SET {added}, last_position = excluded.last_position"
+        f"ON CONFLICT (sku) DO UPDATE SET {added}, last_position = CASE WHEN excluded.last_position > "
+        f"{table}.last_position THEN excluded.last_position ELSE {table}.last_position END"
     )
     with connections[using].cursor() as cursor:
         for sku, row in sorted(deltas(events).items()):
