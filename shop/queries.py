@@ -14,7 +14,7 @@ from accounts.services import principal
 from analytics import queries as analytics_queries
 from catalog.models import Product
 from catalog.queries import product_names
-from projections.models import CartView
+from projections.models import CartView, OrderHistory
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,12 +57,31 @@ def _shown(line: dict[str, Any], name: str) -> ShownLine:
     return ShownLine(sku=line["sku"], name=name, quantity=quantity, unit_price=price, line_total=price * quantity)
 
 
-def my_orders(user: AbstractBaseUser) -> list[CartView]:
-    """The account's checked-out carts, newest first. The one read a later
-    order_history projection may take over; callers rely only on the fields used
-    by shop/templates/shop/orders.html (cart_id, order_id, item_count, total, updated_at)."""
-    rows = CartView.objects.filter(owner=principal(user), status="checked_out")
-    return list(rows.order_by("-updated_at"))
+@dataclass(frozen=True, kw_only=True)
+class ShownOrder:
+    cart_id: str
+    order_id: str
+    item_count: int
+    total: Decimal
+    updated_at: Any  # when the order was placed (event time)
+
+
+def my_orders(user: AbstractBaseUser) -> list[ShownOrder]:
+    """The account's orders, newest first, from the `order_history` projection.
+
+    It is built by a consumer, so an order placed a moment ago may take a poll
+    interval to appear here (the confirmation page reads the cart itself)."""
+    rows = OrderHistory.objects.filter(account=principal(user)).order_by("-placed_at")
+    return [
+        ShownOrder(
+            cart_id=row.cart_id,
+            order_id=row.order_id,
+            item_count=sum(int(line["quantity"]) for line in row.lines),
+            total=row.total,
+            updated_at=row.placed_at,
+        )
+        for row in rows
+    ]
 
 
 def owned_cart(owner: str, cart_id: str) -> CartView | None:

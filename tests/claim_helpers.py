@@ -8,15 +8,21 @@ from contextlib import contextmanager
 from accounts.account_creator import AccountCreator
 from claims.validator import Validator
 from consumers import runner
+from consumers.base import Consumer, ProjectionConsumer
 from consumers.transports import TableTransport
+from projections import registry
 
 
 @contextmanager
-def claim_consumers_running(idle_seconds: float = 0.02) -> Iterator[threading.Event]:
-    """The validator and the account creator in threads until the block ends."""
+def claim_consumers_running(idle_seconds: float = 0.02, *, with_projections: bool = False) -> Iterator[threading.Event]:
+    """The validator and the account creator (and, if asked, the async projections
+    such as order_history behind "My orders") in threads until the block ends."""
     stop = threading.Event()
     threads = []
-    for consumer in (Validator(), AccountCreator()):
+    consumers: list[Consumer] = [Validator(), AccountCreator()]
+    if with_projections:
+        consumers += [ProjectionConsumer(p) for p in registry.asynchronous()]
+    for consumer in consumers:
         worker = runner.Worker(
             consumer=consumer, transport_factory=TableTransport, stop=stop, idle_seconds=idle_seconds
         )

@@ -1,3 +1,5 @@
-from django.urls import URLPattern, URLResolver
+from django.urls import path
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from . import views
+
+urlpatterns = [path("projections", views.ProjectionsView.as_view(), name="projections")]

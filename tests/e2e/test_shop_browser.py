@@ -27,7 +27,7 @@ def shop(live_server: Any, seeded_catalog: None, monkeypatch: pytest.MonkeyPatch
 
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "nojs"])
 def test_a_visitor_shops_signs_up_checks_out_and_travels_back_in_the_cart_history(shop: str, javascript: bool) -> None:
-    with chromium() as browser, claim_consumers_running():
+    with chromium() as browser, claim_consumers_running(with_projections=True):
         context = browser.new_context(java_script_enabled=javascript, viewport={"width": 1200, "height": 900})
         page = context.new_page()
         page.set_default_timeout(10_000)

@@ -6,6 +6,7 @@ import pytest
 from django.test import Client
 
 from projections.models import CartView
+from tests.claim_helpers import claim_consumers_running, eventually
 from tests.integration.shop_helpers import add, cart_row, line_form, log_in, log_in_new_user, sign_up
 
 pytestmark = pytest.mark.usefixtures("catalog")
@@ -106,6 +107,7 @@ def test_checkout_asks_an_anonymous_visitor_to_log_in_first(client: Client) -> N
     assert "Log in to check out" in page and "/login/?next=/checkout/" in page and "/signup/?next=/checkout/" in page
 
 
+@pytest.mark.django_db(transaction=True)
 def test_checkout_with_a_coupon_confirms_and_lists_the_order(client: Client) -> None:
     add(client, "COF-001", 2)
     log_in_new_user(client)
@@ -116,6 +118,8 @@ def test_checkout_with_a_coupon_confirms_and_lists_the_order(client: Client) -> 
     confirmation = client.get(response["Location"]).content.decode()
     row.refresh_from_db()
     assert row.order_id and row.order_id in confirmation and "€22.50" in confirmation and "Beans" in confirmation
+    with claim_consumers_running(with_projections=True):  # order_history is built by a consumer
+        eventually(lambda: str(row.order_id) in client.get("/orders/").content.decode())
     orders = client.get("/orders/").content.decode()
     assert row.order_id in orders and "<title>My orders · cartlog shop</title>" in orders
     assert 'id="cart-count" hx-swap-oob="true">0</span>' in orders

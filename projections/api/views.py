@@ -1,0 +1,35 @@
+"""GET /api/projections: each projection and consumer, its checkpoint, lag and state (staff only)."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import IsAdminUser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from cartlog.schema import problem
+from projections.status import overview
+
+
+class ProjectionStatusOutput(serializers.Serializer):
+    name = serializers.CharField()
+    kind = serializers.ChoiceField(choices=["inline projection", "async projection", "consumer"])
+    transport = serializers.CharField(help_text="inline, table or kafka")
+    checkpoint = serializers.IntegerField(help_text="the last log position it has applied")
+    head = serializers.IntegerField(help_text="the last position in the log")
+    lag_events = serializers.IntegerField()
+    lag_seconds = serializers.FloatField(help_text="how long the oldest unapplied event has waited")
+    running = serializers.BooleanField(help_text="a heartbeat in the last 15 seconds")
+    rebuild = serializers.JSONField(allow_null=True, help_text="code/live versions and the latest rebuild run")
+
+
+class ProjectionsView(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(
+        operation_id="list_projections",
+        summary="Every projection and consumer: checkpoint, head, lag, running (staff only)",
+        responses={200: ProjectionStatusOutput(many=True), 401: problem("Not logged in"), 403: problem("Not staff")},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(ProjectionStatusOutput(overview(), many=True).data)
