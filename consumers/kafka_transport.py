@@ -16,6 +16,7 @@ from django.conf import settings
 from eventlog.records import RecordedEvent
 from relay import config
 from relay.messages import from_message
+from relay.topics import ensure_topics
 
 from .models import KafkaProgress
 from .transports import Batch
@@ -54,6 +55,7 @@ class KafkaTransport:
 
     def _connect(self, consumer: str, categories: Sequence[str]) -> Consumer:
         if self.kafka is None:
+            ensure_topics()  # subscribing to a topic that does not exist yet would wait for a metadata refresh
             self.kafka = Consumer(config.consumer(f"{settings.KAFKA_TOPIC_PREFIX}-{consumer}"))
             self.kafka.subscribe([config.topic(c) for c in (categories or config.categories())])
         return self.kafka

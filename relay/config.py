@@ -42,4 +42,5 @@ def consumer(group: str) -> dict[str, Any]:
         # librdkafka's default (45 s) makes a group join take ~20 s; 6 s is plenty on one host.
         "session.timeout.ms": 6000,
         "heartbeat.interval.ms": 1000,
+        "topic.metadata.refresh.interval.ms": 5000,
     }

@@ -9,22 +9,31 @@ from accounts.account_creator import AccountCreator
 from claims.validator import Validator
 from consumers import runner
 from consumers.base import Consumer, ProjectionConsumer
-from consumers.transports import TableTransport
+from consumers.registry import transport_factory
 from projections import registry
 
 
 @contextmanager
-def claim_consumers_running(idle_seconds: float = 0.02, *, with_projections: bool = False) -> Iterator[threading.Event]:
+def claim_consumers_running(
+    idle_seconds: float = 0.02, *, with_projections: bool = False, transport: str = "table"
+) -> Iterator[threading.Event]:
     """The validator and the account creator (and, if asked, the async projections
-    such as order_history behind "My orders") in threads until the block ends."""
+    such as order_history behind "My orders") in threads until the block ends.
+
+    On the Kafka transport the relay runs too: it is what feeds the topics."""
     stop = threading.Event()
     threads = []
+    if transport == "kafka":
+        from relay.relay import run_forever
+
+        threads.append(threading.Thread(target=run_forever, args=(stop,), daemon=True))
+        threads[-1].start()
     consumers: list[Consumer] = [Validator(), AccountCreator()]
     if with_projections:
         consumers += [ProjectionConsumer(p) for p in registry.asynchronous()]
     for consumer in consumers:
         worker = runner.Worker(
-            consumer=consumer, transport_factory=TableTransport, stop=stop, idle_seconds=idle_seconds
+            consumer=consumer, transport_factory=transport_factory(transport), stop=stop, idle_seconds=idle_seconds
         )
         thread = threading.Thread(target=worker, daemon=True)
         thread.start()

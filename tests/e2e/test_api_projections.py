@@ -11,6 +11,7 @@ from consumers.base import ProjectionConsumer
 from consumers.transports import TableTransport
 from projections import product_activity
 from tests.e2e.api_helpers import assert_problem, client_for
+from tests.log_helpers import wait_until_readable
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -31,6 +32,7 @@ def test_staff_see_checkpoints_heads_and_lag_and_others_are_refused(catalog: Non
     assert before["product_activity"]["lag_events"] == 2
     assert before["product_activity"]["running"] is False
 
+    wait_until_readable()
     runner.drain(ProjectionConsumer(product_activity), TableTransport())
     after = {row["name"]: row for row in client.get("/api/projections").json()}
     assert after["product_activity"]["lag_events"] == 0

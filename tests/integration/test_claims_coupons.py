@@ -26,9 +26,14 @@ def shopper_with_a_cart(name: str) -> tuple[Context, str]:
 
 
 @pytest.mark.postgres
-def test_two_carts_racing_for_a_one_time_coupon_give_exactly_one_discounted_order(catalog: None, settings) -> None:
-    settings.CLAIM_WAIT_SECONDS = 20
-    with claim_consumers_running():
+@pytest.mark.parametrize("transport", ["table", pytest.param("kafka", marks=pytest.mark.kafka)])
+def test_two_carts_racing_for_a_one_time_coupon_give_exactly_one_discounted_order(
+    catalog: None, settings, transport: str, request
+) -> None:
+    settings.CLAIM_WAIT_SECONDS = 30
+    if transport == "kafka":
+        request.getfixturevalue("kafka")
+    with claim_consumers_running(transport=transport):
         for round_ in range(5):
             code = f"RACE{round_}"
             call_command("create_coupon", code, "--percent", "25", "--once", verbosity=0)

@@ -21,11 +21,14 @@ def sign_up(username: str) -> int:
 
 
 @pytest.mark.postgres
-def test_twenty_concurrent_sign_ups_for_one_name_make_exactly_one_account(settings) -> None:
-    settings.CLAIM_WAIT_SECONDS = 20
+@pytest.mark.parametrize("transport", ["table", pytest.param("kafka", marks=pytest.mark.kafka)])
+def test_twenty_concurrent_sign_ups_for_one_name_make_exactly_one_account(settings, transport: str, request) -> None:
+    settings.CLAIM_WAIT_SECONDS = 30
+    if transport == "kafka":
+        request.getfixturevalue("kafka")
     names = ["Alice", "ALICE", "alice", "aLiCe"] * 5
     statuses: list[int] = []
-    with claim_consumers_running():
+    with claim_consumers_running(transport=transport):
         barrier = threading.Barrier(len(names))
 
         def racer(name: str) -> None:

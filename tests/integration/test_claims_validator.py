@@ -23,6 +23,7 @@ from consumers import runner
 from consumers.transports import TableTransport
 from eventlog import store
 from eventlog.models import Event
+from tests.log_helpers import wait_until_readable
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 DECISIONS = ("ClaimAccepted", "ClaimRejected")
@@ -82,6 +83,7 @@ def test_a_validator_killed_mid_stream_and_restarted_decides_every_claim_exactly
 def test_a_batch_delivered_twice_decides_nothing_new() -> None:
     for i in range(10):
         claims.request("coupon", "TWICE", claimant=f"cart:{i}")
+    wait_until_readable()
     batch = store.read_all(0, 100, categories=["claim"])
     validator = Validator()
     from django.db import transaction
@@ -98,10 +100,13 @@ def test_a_batch_delivered_twice_decides_nothing_new() -> None:
 def test_a_fresh_validator_replaying_from_position_0_reproduces_every_decision() -> None:
     for i in range(30):
         ticket = claims.request("username", f"user{i % 5}", claimant=f"signup:{i}")
+        wait_until_readable()
         runner.drain(Validator(), TableTransport())
         if i % 4 == 0 and claims.find(ticket.claim_id).status == "accepted":  # type: ignore[union-attr]
             claims.release(ticket, "closed the account", actor="test")
+    wait_until_readable()
     runner.drain(Validator(), TableTransport())
+    wait_until_readable()
     recorded = recorded_decisions()
     replayed = replay_decisions(store.read_all(0, 100_000, categories=["claim"]))
     assert replayed == recorded

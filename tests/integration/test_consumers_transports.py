@@ -16,19 +16,10 @@ from relay import config
 from tests.integration.test_kafka_relay import shop
 from tests.kafka_broker import Broker
 from tests.kafka_helpers import drain_until, read_topic, relay_everything
+from tests.log_helpers import wait_until_readable
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 PROJECTIONS = [product_activity, order_history]
-
-
-def wait_until_readable(timeout: float = 30) -> None:
-    """The gap-safe reader waits for write transactions anywhere on the server to end."""
-    import time
-
-    deadline = time.monotonic() + timeout
-    while not store.read_all(store.head_position() - 1, 1):
-        assert time.monotonic() < deadline, "the head never became readable"
-        time.sleep(0.05)
 
 
 def rows(table: str) -> list[tuple[object, ...]]:
