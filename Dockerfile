@@ -1,0 +1,40 @@
+# syntax=docker/dockerfile:1
+# One image for every cartlog process of docker-compose.yml: the web app under
+# gunicorn, the consumers, the relay, and the Celery worker and beat.
+FROM python:3.11-slim-bookworm
+
+ENV PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    CARTLOG_VAR_DIR=/app/var \
+    EVENT_ARCHIVE_PATH=/data/archive
+
+# Java runs Spark (SPARK_MASTER=local[*]) inside the Celery worker's run_spark_jobs.
+# The man1 folder: the JRE's post-install links its man pages there, and slim images drop it.
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+RUN mkdir -p /usr/share/man/man1 \
+    && apt-get update \
+    && apt-get install -y --no-install-recommends openjdk-17-jre-headless=17.* \
+    && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+# Dependencies first: this layer is rebuilt only when requirements.txt changes.
+COPY requirements.txt .
+RUN pip install -r requirements.txt
+
+COPY . .
+# Static files are part of the image (whitenoise serves them), so no container collects them at start.
+RUN python manage.py collectstatic --no-input -v0 \
+    && groupadd --gid 10001 cartlog \
+    && useradd --uid 10001 --gid 10001 --create-home cartlog \
+    && mkdir -p /app/var /data/archive \
+    && chown cartlog:cartlog /app/var /data/archive
+
+# The code stays owned by root: the processes write only to var/ and the archive volume.
+USER 10001:10001
+EXPOSE 8000
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+    CMD ["python", "docker/healthcheck.py", "web", "http://127.0.0.1:8000/"]
+CMD ["gunicorn", "cartlog.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--threads", "4", \
+     "--access-logfile", "-", "--graceful-timeout", "30"]
