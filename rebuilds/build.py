@@ -46,9 +46,10 @@ def catch_up(
         while run.position < head:
             if stop and stop.is_set():
                 return False
-            if not _batch(run, projection, batch_size, started, done_before):
-                break  # nothing more is safe to read yet
+            full = _batch(run, projection, batch_size, started, done_before)
             progress.update(run)
+            if not full:
+                break  # nothing more is safe to read yet
             if pause:
                 time.sleep(pause)
         if store.head_position() - run.position < batch_size:

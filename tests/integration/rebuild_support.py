@@ -15,6 +15,7 @@ from catalog.models import Product
 from consumers import registry as consumer_registry
 from consumers import runner
 from consumers.transports import TableTransport
+from eventlog import store
 
 
 def skus() -> list[str]:
@@ -56,10 +57,36 @@ def rows(table: str, key: str) -> dict[Any, dict[str, Any]]:
         return {row[key]: row for row in (dict(zip(columns, values, strict=True)) for values in cursor.fetchall())}
 
 
-def drain_consumers() -> None:
-    """What `run_consumers --once` does for the async projections."""
+def drain_consumers(deadline: float = 30.0) -> None:
+    """What `run_consumers --once` does for the async projections, until each has read the last event.
+
+    On PostgreSQL a gap-safe read stops before the oldest transaction still
+    running anywhere on the server (transaction ids are cluster-wide: another
+    test database's open transaction counts), so one drain may end early.
+    """
+    import time
+
+    from consumers import checkpoints
+
+    last = store.head_position()
+    give_up = time.monotonic() + deadline
     for consumer in consumer_registry.projection_consumers():
-        runner.drain(consumer, TableTransport())
+        while True:
+            runner.drain(consumer, TableTransport())
+            if checkpoints.position(consumer.name) >= _last_position(consumer.categories, last):
+                break
+            assert time.monotonic() < give_up, f"{consumer.name} never read up to {last}"
+            time.sleep(0.05)
+
+
+def _last_position(categories: tuple[str, ...], up_to: int) -> int:
+    where = " OR ".join("stream_id LIKE %s" for _ in categories) or "TRUE"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT COALESCE(MAX(position), 0) FROM eventlog_event WHERE position <= %s AND ({where})",
+            [up_to, *(f"{category}-%" for category in categories)],
+        )
+        return int(cursor.fetchone()[0])
 
 
 def drop_tables(*tables: str) -> None:
