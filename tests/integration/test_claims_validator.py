@@ -1,6 +1,7 @@
 """The validator: never decides a claim twice, survives SIGKILL, replays to the same decisions,
 and runs alone on the table transport."""
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -121,7 +122,10 @@ def test_only_one_validator_process_runs_at_a_time_on_the_table_transport() -> N
     try:
         wait_until_decided(len(tickets))
         with connection.cursor() as cursor:
-            cursor.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted")
+            cursor.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+            )
             assert cursor.fetchone()[0] == 1  # one lease holder; the other stands by
     finally:
         for process in (first, second):
@@ -163,7 +167,8 @@ class ClaimsMachine(RuleBasedStateMachine):
                 super().handle(events)
                 raise Crash  # after deciding, before the commit
 
-        with pytest.raises(Crash):
+        # Nothing may be readable yet: then nothing is handled and nothing crashes.
+        with contextlib.suppress(Crash):
             runner.process_batch(CrashingValidator(), TableTransport(), limit=limit)
 
     @invariant()
