@@ -11,6 +11,7 @@ import os
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -48,15 +49,22 @@ def broker() -> str | None:
     return None
 
 
-def check(argv: list[str]) -> str | None:
+def parse(argv: list[str]) -> Callable[[], str | None] | None:
+    """The check that `argv` asks for, or None if it asks for none."""
     match argv:
         case ["web", url]:
-            return web(url)
+            return lambda: web(url)
         case ["heartbeat", *names] if names:
-            return heartbeat(names)
+            return lambda: heartbeat(names)
         case ["broker"]:
-            return broker()
-    return f"usage: {__doc__}"
+            return broker
+    return None
+
+
+def check(argv: list[str]) -> str | None:
+    """The problem found, or None when healthy."""
+    chosen = parse(argv)
+    return chosen() if chosen else f"usage: {__doc__}"
 
 
 if __name__ == "__main__":
