@@ -51,3 +51,15 @@ def test_the_staff_page_is_for_staff_only(db: None) -> None:
     client.force_login(User.objects.create_user("shopper", password="x" * 12))
     assert client.get("/staff/rebuilds/").status_code == 403
     assert client.post("/staff/rebuilds/cart_view/start/").status_code == 403
+
+
+def test_get_api_projections_carries_the_rebuild_state(seeded_catalog: None, staff_client: Client) -> None:
+    shop(5)
+    tasks.rebuild_projection.apply(args=["cart_view"]).get()
+
+    response = staff_client.get("/api/projections")
+
+    assert response.status_code == 200
+    cart_view = next(row for row in response.json() if row["name"] == "cart_view")
+    assert cart_view["rebuild"]["rebuild"]["status"] == "swapped"
+    assert cart_view["rebuild"]["live_version"] == cart_view["rebuild"]["code_version"]
