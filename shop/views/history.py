@@ -11,6 +11,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from carts import handler
+from claims import queries as claim_queries
 from eventlog import store
 
 from .. import current, queries
@@ -43,6 +44,11 @@ def history(request: HttpRequest, cart_id: str) -> HttpResponse:
         "lines": queries.shown_lines(state.lines),
         "previous": version - 1 if version > 1 else None,
         "next": version + 1 if version < latest else None,
+        # A one-time coupon is claimed on its own stream; show that story beside the cart's.
+        "claim_events": [
+            {"event": e, "data": json.dumps(e.data, indent=1, sort_keys=True)}
+            for e in claim_queries.events_for_claimant(f"cart:{cart_id}")
+        ],
     }
     return render(request, "shop/history.html", page)
 

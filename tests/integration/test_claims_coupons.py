@@ -97,3 +97,18 @@ def test_a_checkout_that_fails_after_its_claim_was_accepted_releases_the_coupon(
         order = place_order(other, other_cart, "once20")
     assert order.state.coupon == "ONCE20"
     assert Claim.objects.get(claimant=f"cart:{cart_id}").status == "released"
+
+
+def test_the_cart_history_page_shows_the_coupon_claim_and_its_decision(catalog: None, settings) -> None:
+    from django.test import Client
+
+    settings.CLAIM_WAIT_SECONDS = 10
+    with claim_consumers_running():
+        context, cart_id = shopper_with_a_cart("historian")
+        place_order(context, cart_id, "ONCE20")
+    from django.contrib.auth import get_user_model
+
+    client = Client()
+    client.force_login(get_user_model().objects.get(username="historian"))
+    page = client.get(f"/carts/{cart_id}/history/").content.decode()
+    assert "Coupon claims" in page and "ClaimRequested" in page and "ClaimAccepted" in page
