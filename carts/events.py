@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, fields
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from eventlog.registry import EventType
+from eventlog.registry import EventType, describe
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -114,17 +114,8 @@ EVENT_CLASSES: dict[str, type[CartEvent]] = {
 
 
 def event_types() -> list[EventType]:
-    """The registry entries for the cart stream (the event catalog is generated from these)."""
-    return [
-        EventType(
-            name=cls.TYPE,
-            schema_version=cls.SCHEMA_VERSION,
-            description=(cls.__doc__ or "").strip(),
-            fields=tuple(f.name for f in fields(cls)),
-            category="cart",
-        )
-        for cls in EVENT_CLASSES.values()
-    ]
+    """The registry entries for the cart streams (the event catalog is generated from these)."""
+    return describe(EVENT_CLASSES.values(), category="cart")
 
 
 def from_recorded(type_: str, data: dict[str, Any]) -> CartEvent | None:

@@ -3,7 +3,7 @@
 from dataclasses import asdict, dataclass, fields
 from typing import Any, ClassVar
 
-from eventlog.registry import EventType
+from eventlog.registry import EventType, describe
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,13 +63,5 @@ def from_recorded(type_: str, data: dict[str, Any]) -> ClaimEvent | None:
 
 
 def event_types() -> list[EventType]:
-    return [
-        EventType(
-            name=cls.TYPE,
-            schema_version=cls.SCHEMA_VERSION,
-            description=(cls.__doc__ or "").strip(),
-            fields=tuple(f.name for f in fields(cls)),
-            category="claim",
-        )
-        for cls in EVENT_CLASSES.values()
-    ]
+    """The registry entries for the claim streams (the event catalog is generated from these)."""
+    return describe(EVENT_CLASSES.values(), category="claim")

@@ -6,7 +6,8 @@ it is read. The stored `type` is a stable name ("ItemAdded"), never a Python
 import path, so moving code never orphans stored data.
 """
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +29,21 @@ class EventType:
 
 
 _types: dict[str, EventType] = {}
+
+
+def describe(classes: Iterable[Any], category: str) -> list[EventType]:
+    """Registry entries for frozen event dataclasses with TYPE and SCHEMA_VERSION:
+    their docstring and field names become the event catalog (docs/events.md)."""
+    return [
+        EventType(
+            name=cls.TYPE,
+            schema_version=cls.SCHEMA_VERSION,
+            description=(cls.__doc__ or "").strip(),
+            fields=tuple(f.name for f in dataclasses.fields(cls)),
+            category=category,
+        )
+        for cls in classes
+    ]
 
 
 def register(event_type: EventType) -> None:
