@@ -1,9 +1,9 @@
 """Filling the shadow: batches of the log from the run's checkpoint, each one transaction.
 
-Each batch is read (gap-safe, `store.read_all`), folded into the shadow by the
-projection's own `apply`, and the run's checkpoint moved, all in one
-transaction: a SIGKILL at any point leaves shadow and checkpoint in step, and
-the next run resumes from there. The loop stops once a batch comes back short,
+Each batch is read (gap-safe, `store.read_all`, one batch ahead: rebuilds.reader),
+then folded into the shadow by the projection's own `apply` with the run's
+checkpoint moved in the same transaction: a SIGKILL at any point leaves shadow
+and checkpoint in step, and the next run resumes from there. The loop stops once a batch comes back short,
 i.e. the shadow has caught up with the head as far as it is safe to read;
 the last few events are taken under the swap's lock (rebuilds.finish).
 """
@@ -19,6 +19,7 @@ from eventlog import store
 from . import runs
 from .models import RebuildRun
 from .progress import Progress
+from .reader import Reader
 
 PASSES = 3  # aims at the head; then the lock takes the rest
 
@@ -38,32 +39,48 @@ def catch_up(
     the last pass leaves is taken under the swap's lock. `pause` seconds
     between batches leave room to a busy shop's own writes.
     """
-    started, done_before = time.monotonic(), run.events_done
+    clock = (time.monotonic(), run.events_done)
     progress.start(run, store.head_position())
-    for _ in range(PASSES):
-        head = store.head_position()
-        runs.set_status(run, "building", head=head)
-        while run.position < head:
-            if stop and stop.is_set():
+    with Reader(tuple(projection.CATEGORIES), batch_size) as reader:
+        for _ in range(PASSES):
+            if not _pass(run, projection, reader, progress, stop, pause, clock):
                 return False
-            full = _batch(run, projection, batch_size, started, done_before)
-            progress.update(run)
-            if not full:
-                break  # nothing more is safe to read yet
-            if pause:
-                time.sleep(pause)
-        if store.head_position() - run.position < batch_size:
-            break
-    return not (stop and stop.is_set())
+            if store.head_position() - run.position < batch_size:
+                break
+    return True
 
 
-def _batch(run: RebuildRun, projection: Any, batch_size: int, started: float, done_before: int) -> bool:
-    """One batch into the shadow, with the run's checkpoint, in one transaction."""
-    with transaction.atomic():
-        events = store.read_all(run.position, batch_size, categories=projection.CATEGORIES)
-        if not events:
+def _pass(
+    run: RebuildRun,
+    projection: Any,
+    reader: Reader,
+    progress: Progress,
+    stop: threading.Event | None,
+    pause: float,
+    clock: tuple[float, int],
+) -> bool:
+    """Batches up to the head as it is when the pass begins; False if `stop` was set."""
+    head = store.head_position()
+    runs.set_status(run, "building", head=head)
+    while run.position < head:
+        if stop and stop.is_set():
             return False
+        full = _batch(run, projection, reader, *clock)
+        progress.update(run)
+        if not full:
+            break  # nothing more is safe to read yet
+        if pause:
+            time.sleep(pause)
+    return True
+
+
+def _batch(run: RebuildRun, projection: Any, reader: Reader, started: float, done_before: int) -> bool:
+    """One batch into the shadow, with the run's checkpoint, in one transaction."""
+    events = reader.read(run.position)
+    if not events:
+        return False
+    with transaction.atomic():
         projection.apply(events, run.shadow_table)
         rate = (run.events_done + len(events) - done_before) / max(time.monotonic() - started, 1e-6)
         runs.record_batch(run, events[-1].position, len(events), rate)
-    return len(events) == batch_size
+    return len(events) == reader.batch_size
