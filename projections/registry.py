@@ -48,8 +48,20 @@ def asynchronous() -> list[Any]:
 ASYNC_MODULES: list[str] = ["projections.product_activity", "projections.order_history"]
 
 
+# Projections that are the private state of a consumer, written by that consumer
+# only (it must read them in step with its own decisions, so they never run as a
+# consumer of their own); listed here so they can be verified and rebuilt.
+CONSUMER_STATE_MODULES: list[str] = ["claims.projection"]
+
+
+def consumer_state() -> list[Any]:
+    import importlib
+
+    return [importlib.import_module(name) for name in CONSUMER_STATE_MODULES]
+
+
 def all_projections() -> list[Any]:
-    return [*inline(), *asynchronous()]
+    return [*inline(), *asynchronous(), *consumer_state()]
 
 
 def get(name: str) -> ModuleType | Any:

@@ -33,6 +33,21 @@ def item_counts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def shop_log(seeded_catalog: None, item_counts: None) -> None:
     shop(40, seed=7)
     drain_consumers()
+    decided_claims()
+
+
+def decided_claims() -> None:
+    """A few coupon claims decided by the validator, so its state (`claims`) has rows too."""
+    from claims import services as claim_services
+    from claims.validator import Validator
+    from consumers import runner
+    from consumers.transports import TableTransport
+    from tests.log_helpers import wait_until_readable
+
+    for i in range(6):
+        claim_services.request("coupon", f"REBUILD{i % 2}", claimant=f"cart:{i}")
+    wait_until_readable()
+    runner.drain(Validator(), TableTransport())
 
 
 @pytest.mark.parametrize("name", NAMES)
