@@ -189,6 +189,12 @@ def test_the_heartbeats_the_healthchecks_wait_for_are_ones_the_consumers_send(pr
         assert set(test[test.index("heartbeat") + 1 :]) <= beats
 
 
+def test_the_deployment_doc_lists_exactly_the_services_of_the_stack(project: dict[str, Any]) -> None:
+    doc = (ROOT / "docs" / "deployment.md").read_text()
+    table = doc[doc.index("## What runs") :].split("\n\n")[1]
+    assert set(re.findall(r"^\| `([a-z-]+)` \|", table, re.M)) == set(project["services"])
+
+
 def test_the_dockerfile_passes_hadolint() -> None:
     result = subprocess.run(
         [tool("hadolint"), "--no-color", "Dockerfile"], cwd=ROOT, capture_output=True, text=True, timeout=60
