@@ -3,6 +3,7 @@
 from eventlog import store
 from eventlog.records import RecordedEvent
 
+from .keys import normalize
 from .models import Claim
 
 
@@ -12,3 +13,12 @@ def events_for_claimant(claimant: str) -> list[RecordedEvent]:
     ids = {claim_id for claim_id, _ in claims}
     events = [e for stream in {s for _, s in claims} for e in store.read_stream(stream) if e.data["claim_id"] in ids]
     return sorted(events, key=lambda e: e.position)
+
+
+def username_claim_events(username: str) -> list[RecordedEvent]:
+    """The events of the claim that gave this account its name (request, acceptance)."""
+    key = normalize("username", username)
+    claim = Claim.objects.filter(kind="username", key=key, status="accepted").first()
+    if claim is None:
+        return []
+    return [e for e in store.read_stream(claim.stream_id) if e.data["claim_id"] == claim.claim_id]

@@ -7,6 +7,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from carts import checkout as carts_checkout
+from claims import queries as claim_queries
 from projections.models import CartView
 
 from .. import current, queries
@@ -74,4 +75,9 @@ def order(request: HttpRequest, cart_id: str) -> HttpResponse:
 @login_required
 @require_GET
 def orders(request: HttpRequest) -> HttpResponse:
-    return render(request, "shop/orders.html", {"orders": queries.my_orders(request.user)})  # type: ignore[arg-type]
+    page = {
+        "orders": queries.my_orders(request.user),  # type: ignore[arg-type]
+        # The account's own history: the claim that made its username unique.
+        "name_claim": claim_queries.username_claim_events(request.user.get_username()),
+    }
+    return render(request, "shop/orders.html", page)

@@ -87,3 +87,15 @@ def test_an_accepted_claim_without_a_sign_up_behind_it_is_released() -> None:
 
         patch.setattr(live, "CLAIM_WAIT_SECONDS", 10)
         assert sign_up("Ghost") == 201
+
+
+def test_my_orders_shows_the_claim_that_made_the_username_unique(settings) -> None:
+    from django.test import Client
+
+    settings.CLAIM_WAIT_SECONDS = 10
+    with claim_consumers_running():
+        assert sign_up("Historian") == 201
+    client = Client()
+    client.force_login(get_user_model().objects.get(username="Historian"))
+    page = client.get("/orders/").content.decode()
+    assert "Your username" in page and "ClaimRequested" in page and "ClaimAccepted" in page
