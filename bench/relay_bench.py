@@ -13,8 +13,8 @@ serialized and in memory (no database).
 Latency: one AddToCart at a time through carts.services, then the clock runs
 from its commit until the `product_activity` row of that SKU shows its
 position. Table transport: `run_consumers`' runner reading the event table.
-Kafka: the relay and the runner on the Kafka transport, in threads, as
-`run_consumers` runs them. Polling intervals are the deployment defaults;
+Kafka: the relay (`run_forever`, as `run_relay` runs it) and the runner on
+the Kafka transport, in threads of one process. Polling intervals are the deployment defaults;
 each append waits a random fraction of a poll interval first, so samples do
 not line up with the pollers. Baseline: the broker's own produce-to-consume
 round trip (no database). The broker is Tansu (DESIGN §6), started as the tests do.
