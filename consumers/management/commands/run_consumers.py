@@ -4,6 +4,7 @@ import signal
 import threading
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from consumers import registry, runner
@@ -41,6 +42,8 @@ class Command(BaseCommand):
         self.stdout.write(f"run_consumers: {names} on the {kind} transport (Ctrl-C stops after the batch in hand)")
         # Beside the consumers: rebuild, blue/green, each view whose code VERSION is newer (rebuilds/).
         threads = [*runner.run(consumers, transport_factory, stop), *versioned.start(stop)]
+        if kind == "kafka" and not options["only"] and settings.KAFKA_BOOTSTRAP_SERVERS:
+            threads.append(start_relay(stop))  # it feeds the Kafka transport; its lease keeps it single
         runner.wait(threads, stop)
 
 

@@ -1,0 +1,67 @@
+"""`run_consumers` as operators run it: a real process, every consumer, stopped by SIGTERM."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from carts import services
+from carts.handler import Context
+from consumers.models import Heartbeat
+from projections.models import OrderHistory
+from tests.kafka_broker import Broker
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+
+def database_url() -> str:
+    db = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{db['NAME']}"
+    return f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+def place_an_order() -> str:
+    context = Context(actor="user:7")
+    cart_id = services.start_cart(context).state.cart_id
+    services.add_to_cart(context, cart_id, "COF-001", 1)
+    return str(services.checkout(context, cart_id).state.order_id)
+
+
+def run_consumers_until_the_order_shows(extra_env: dict[str, str]) -> None:
+    order_id = place_an_order()
+    env = {**os.environ, "DATABASE_URL": database_url(), "CONSUMER_POLL_SECONDS": "0.05", **extra_env}
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", "run_consumers"], cwd=Path(settings.BASE_DIR), env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not OrderHistory.objects.filter(order_id=order_id).exists():
+            assert time.monotonic() < deadline, "order_history never got the order"
+            assert process.poll() is None, "run_consumers exited"
+            time.sleep(0.1)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0, "SIGTERM should stop it cleanly"
+
+
+def test_run_consumers_on_the_table_transport_builds_the_views_and_stops_on_sigterm(catalog: None) -> None:
+    run_consumers_until_the_order_shows({"KAFKA_BOOTSTRAP_SERVERS": ""})
+    assert Heartbeat.objects.filter(name="order_history", transport="table").exists()
+
+
+@pytest.mark.kafka
+@pytest.mark.postgres
+def test_run_consumers_with_kafka_runs_the_relay_and_reads_the_topics(catalog: None, kafka: Broker) -> None:
+    run_consumers_until_the_order_shows(
+        {"KAFKA_BOOTSTRAP_SERVERS": kafka.bootstrap, "KAFKA_TOPIC_PREFIX": settings.KAFKA_TOPIC_PREFIX}
+    )
+    assert Heartbeat.objects.filter(name="relay").exists()
+    assert Heartbeat.objects.filter(name="order_history", transport="kafka").exists()
