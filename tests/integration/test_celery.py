@@ -75,7 +75,8 @@ def test_a_worker_on_redis_archives_the_database_it_is_pointed_at(catalog: None,
     queue = f"test-archive-{uuid4().hex}"
     worker = start_worker(queue, archive=tmp_path / "archive", var=tmp_path / "var")
     try:
-        client = Celery("test-client", broker=REDIS, backend=REDIS)
+        # Not the current app: shared tasks elsewhere in the suite must keep the eager project app.
+        client = Celery("test-client", broker=REDIS, backend=REDIS, set_as_current=False)
         summary = client.send_task("analytics.tasks.archive_events", queue=queue).get(timeout=90)
     finally:
         worker.terminate()
