@@ -34,7 +34,13 @@ class KafkaTransport:
     def fetch(self, consumer: str, categories: Sequence[str], limit: int) -> Batch:
         kafka = self._connect(consumer, categories)
         self._rewind_unconfirmed(kafka)
-        messages = [m for m in kafka.consume(num_messages=limit, timeout=0.5) if m.error() is None]
+        # Wait for the first message only, then take what is already buffered: consume(n, timeout)
+        # alone would sit out the whole timeout on a quiet log.
+        first = kafka.poll(0.5)
+        if first is None:
+            return Batch(events=[])
+        buffered = kafka.consume(num_messages=max(limit - 1, 1), timeout=0) if limit > 1 else []
+        messages = [m for m in [first, *buffered] if m.error() is None]
         if not messages:
             return Batch(events=[])
         for message in messages:
