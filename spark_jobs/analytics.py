@@ -1,0 +1,230 @@
+"""The analytics job: funnel, revenue, products, time to checkout, hourly activity and sessions.
+
+All on event time (`occurred_at`, UTC days), from the archived cart events; the
+catalog joins in names and categories. `transform` is pure (DataFrames in,
+DataFrames out); `main` is the spark-submit wrapper.
+
+    spark-submit spark_jobs/analytics.py --archive var/archive --catalog catalog.parquet --out out/
+"""
+
+import sys
+from collections.abc import Sequence
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+try:
+    from spark_jobs import common
+except ImportError:  # spark-submit spark_jobs/analytics.py puts only spark_jobs/ on the path
+    import common  # type: ignore[import-not-found,no-redef]
+
+SESSION_GAP = "30 minutes"
+# Time from first add to checkout, in buckets a person reads at a glance: (label, lower, upper) seconds.
+CHECKOUT_BUCKETS: tuple[tuple[str, int, int | None], ...] = (
+    ("under 1 min", 0, 60),
+    ("1-5 min", 60, 300),
+    ("5-15 min", 300, 900),
+    ("15-60 min", 900, 3600),
+    ("1-24 h", 3600, 86400),
+    ("1 day or more", 86400, None),
+)
+
+
+def transform(events: DataFrame, catalog: DataFrame) -> dict[str, DataFrame]:
+    """Every analytics view, by name, from the raw archived events and the catalog."""
+    cart = common.cart_events(events)
+    per_cart = carts(cart)
+    return {
+        "summary": summary(per_cart, cart),
+        "funnel_daily": funnel_daily(per_cart),
+        "revenue_daily": revenue_daily(cart),
+        "product_activity": product_activity(cart, catalog),
+        "checkout_time": checkout_time(per_cart),
+        "hourly_activity": hourly_activity(cart),
+        "sessions_daily": sessions_daily(cart),
+    }
+
+
+def carts(cart: DataFrame) -> DataFrame:
+    """One row per started cart: cart_id, owner, started_at, has_items, first_add_at, checked_out_at."""
+
+    def first(event_type: str, column: str = "occurred_at") -> F.Column:
+        return F.min(F.when(F.col("type") == event_type, F.col(column)))
+
+    return (
+        cart.groupBy("cart_id")
+        .agg(
+            first("CartStarted").alias("started_at"),
+            F.first(F.when(F.col("type") == "CartStarted", F.col("owner")), ignorenulls=True).alias("owner"),
+            first("ItemAdded").alias("first_add_at"),
+            first("CheckedOut").alias("checked_out_at"),
+        )
+        .where(F.col("started_at").isNotNull())
+        .withColumn("has_items", F.col("first_add_at").isNotNull())
+    )
+
+
+def _funnel_counts() -> list[F.Column]:
+    return [
+        F.count(F.lit(1)).cast("long").alias("carts_started"),
+        F.sum(F.col("has_items").cast("long")).alias("carts_with_items"),
+        F.count("checked_out_at").cast("long").alias("carts_checked_out"),
+    ]
+
+
+def _rates(frame: DataFrame) -> DataFrame:
+    started, with_items, checked_out = F.col("carts_started"), F.col("carts_with_items"), F.col("carts_checked_out")
+    return frame.withColumn(
+        "conversion_rate", F.when(started > 0, checked_out / started).otherwise(F.lit(0.0))
+    ).withColumn(
+        # Carts that got items and were never checked out, among carts that got items.
+        "abandonment_rate",
+        F.when(with_items > 0, (with_items - checked_out) / with_items).otherwise(F.lit(0.0)),
+    )
+
+
+def funnel_daily(per_cart: DataFrame) -> DataFrame:
+    """Per day a cart was started: started -> with items -> checked out, conversion and abandonment."""
+    counts = per_cart.groupBy(F.to_date("started_at").alias("day")).agg(*_funnel_counts())
+    return _rates(counts.fillna(0, ["carts_with_items"])).orderBy("day")
+
+
+def summary(per_cart: DataFrame, cart: DataFrame) -> DataFrame:
+    """One row over the whole archive: the funnel, revenue and average order value."""
+    funnel = per_cart.agg(*_funnel_counts()).fillna(0, ["carts_with_items"])
+    revenue = cart.where(F.col("type") == "CheckedOut").agg(
+        F.coalesce(F.sum("total"), F.lit(0)).cast(T.DecimalType(18, 2)).alias("revenue"),
+        F.count(F.lit(1)).alias("orders"),
+    )
+    aov = F.when(F.col("orders") > 0, F.col("revenue") / F.col("orders")).otherwise(F.lit(0))
+    return (
+        _rates(funnel.crossJoin(revenue))
+        .withColumn("average_order_value", aov.cast(common.MONEY))
+        .select(*SUMMARY_COLUMNS)
+    )
+
+
+SUMMARY_COLUMNS = (
+    "carts_started", "carts_with_items", "carts_checked_out", "conversion_rate", "abandonment_rate",
+    "revenue", "average_order_value",
+)  # fmt: skip
+
+
+def revenue_daily(cart: DataFrame) -> DataFrame:
+    """Per checkout day: orders, revenue (sum of order totals) and average order value."""
+    return (
+        cart.where(F.col("type") == "CheckedOut")
+        .groupBy(F.to_date("occurred_at").alias("day"))
+        .agg(F.count(F.lit(1)).alias("orders"), F.sum("total").cast(T.DecimalType(18, 2)).alias("revenue"))
+        .withColumn("average_order_value", (F.col("revenue") / F.col("orders")).cast(common.MONEY))
+        .orderBy("day")
+    )
+
+
+def product_activity(cart: DataFrame, catalog: DataFrame) -> DataFrame:
+    """Per SKU: times added, units purchased, orders, and carts where it was added then removed."""
+    adds = cart.where(F.col("type") == "ItemAdded").groupBy("sku").agg(F.count(F.lit(1)).alias("adds"))
+    purchases = (
+        cart.where(F.col("type") == "CheckedOut")
+        .select("cart_id", F.explode("lines").alias("line"))
+        .groupBy(F.col("line.sku").alias("sku"))
+        .agg(
+            F.sum("line.quantity").cast("long").alias("purchased_quantity"),
+            F.countDistinct("cart_id").alias("orders"),
+        )
+    )
+    removed = (
+        cart.where(F.col("type") == "ItemRemoved")
+        .groupBy("sku")
+        .agg(F.countDistinct("cart_id").alias("added_then_removed"))
+    )
+    counts = ["adds", "purchased_quantity", "orders", "added_then_removed"]
+    return (
+        adds.join(purchases, "sku", "full")
+        .join(removed, "sku", "full")
+        .fillna(0, counts)
+        .join(catalog.select("sku", "name", "category"), "sku", "left")
+        .select("sku", "name", "category", *[F.col(c).cast("long").alias(c) for c in counts])
+        .orderBy("sku")
+    )
+
+
+def checkout_time(per_cart: DataFrame) -> DataFrame:
+    """How long from a cart's first add to its checkout: carts per bucket, every bucket listed."""
+    spark = per_cart.sparkSession
+    buckets = spark.createDataFrame(
+        [(order, label, lower, upper) for order, (label, lower, upper) in enumerate(CHECKOUT_BUCKETS)],
+        "bucket int, label string, lower_seconds long, upper_seconds long",
+    )
+    seconds = per_cart.where(F.col("checked_out_at").isNotNull() & F.col("first_add_at").isNotNull()).select(
+        (F.unix_micros("checked_out_at") - F.unix_micros("first_add_at")).alias("micros")
+    )
+    in_bucket = (F.col("micros") >= F.col("lower_seconds") * 1_000_000) & (
+        F.col("upper_seconds").isNull() | (F.col("micros") < F.col("upper_seconds") * 1_000_000)
+    )
+    return (
+        buckets.join(seconds, in_bucket, "left")
+        .groupBy("bucket", "label", "lower_seconds", "upper_seconds")
+        .agg(F.count("micros").alias("carts"))
+        .orderBy("bucket")
+    )
+
+
+def hourly_activity(cart: DataFrame) -> DataFrame:
+    """Hourly tumbling windows: events, distinct carts, adds and checkouts per hour with any activity."""
+    return (
+        cart.groupBy(F.window("occurred_at", "1 hour").alias("w"))
+        .agg(
+            F.count(F.lit(1)).alias("events"),
+            F.countDistinct("cart_id").alias("carts"),
+            F.sum(F.when(F.col("type") == "ItemAdded", 1).otherwise(0)).cast("long").alias("adds"),
+            F.sum(F.when(F.col("type") == "CheckedOut", 1).otherwise(0)).cast("long").alias("checkouts"),
+        )
+        .select(F.col("w.start").alias("window_start"), "events", "carts", "adds", "checkouts")
+        .orderBy("window_start")
+    )
+
+
+def sessions(cart: DataFrame, gap: str = SESSION_GAP) -> DataFrame:
+    """Shopping sessions: a shopper's (the cart's starting owner) events with no pause longer than `gap`."""
+    owners = cart.where(F.col("type") == "CartStarted").select("cart_id", F.col("owner").alias("shopper"))
+    return (
+        cart.join(owners, "cart_id")
+        .groupBy("shopper", F.session_window("occurred_at", gap).alias("s"))
+        .agg(
+            F.min("occurred_at").alias("first_at"),
+            F.max("occurred_at").alias("last_at"),
+            F.count(F.lit(1)).alias("events"),
+            F.max((F.col("type") == "CheckedOut").cast("int")).alias("checked_out"),
+        )
+        .select("shopper", "first_at", "last_at", "events", "checked_out")
+    )
+
+
+def sessions_daily(cart: DataFrame, gap: str = SESSION_GAP) -> DataFrame:
+    """Per day a session began: sessions, their average length and events, and how many checked out."""
+    duration = (F.unix_micros("last_at") - F.unix_micros("first_at")) / 1_000_000
+    return (
+        sessions(cart, gap)
+        .groupBy(F.to_date("first_at").alias("day"))
+        .agg(
+            F.count(F.lit(1)).alias("sessions"),
+            F.avg(duration).alias("average_seconds"),
+            F.avg("events").alias("average_events"),
+            F.sum("checked_out").cast("long").alias("sessions_with_checkout"),
+        )
+        .orderBy("day")
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = common.job_arguments(argv, "Analytics views from the event archive")
+    spark = common.spark_session("cartlog-analytics", args.master)
+    outputs = transform(common.read_archive(spark, args.archive), common.read_catalog(spark, args.catalog))
+    common.write_outputs(outputs, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,150 @@
+"""What every job shares: the session, the archive and catalog readers, and the cart events parsed once.
+
+The archive layout is analytics/archive_files.py's contract: hive-partitioned
+Parquet under `<archive>/events/event_date=.../`, and `<archive>/_checkpoint.json`
+with the last log position it holds. Readers keep only events up to that
+checkpoint, so a job never sees a part file an archiver is still acknowledging
+and `covers_position` is exact.
+"""
+
+import argparse
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+DEFAULT_MASTER = "local[*]"
+MONEY = T.DecimalType(12, 2)
+
+EVENT_SCHEMA = T.StructType(
+    [
+        T.StructField("position", T.LongType()),
+        T.StructField("event_id", T.StringType()),
+        T.StructField("stream_id", T.StringType()),
+        T.StructField("version", T.IntegerType()),
+        T.StructField("type", T.StringType()),
+        T.StructField("schema_version", T.IntegerType()),
+        T.StructField("data", T.StringType()),
+        T.StructField("metadata", T.StringType()),
+        T.StructField("occurred_at", T.TimestampType()),
+        T.StructField("recorded_at", T.TimestampType()),
+    ]
+)
+CATALOG_SCHEMA = T.StructType(
+    [
+        T.StructField("sku", T.StringType()),
+        T.StructField("name", T.StringType()),
+        T.StructField("category", T.StringType()),
+        T.StructField("price", MONEY),
+    ]
+)
+# The union of the cart events' data fields (carts/events.py); money travels as decimal strings.
+CART_DATA_SCHEMA = T.StructType(
+    [
+        T.StructField("owner", T.StringType()),
+        T.StructField("sku", T.StringType()),
+        T.StructField("quantity", T.IntegerType()),
+        T.StructField("unit_price", T.StringType()),
+        T.StructField("from_quantity", T.IntegerType()),
+        T.StructField("to_quantity", T.IntegerType()),
+        T.StructField("order_id", T.StringType()),
+        T.StructField("total", T.StringType()),
+        T.StructField(
+            "lines",
+            T.ArrayType(
+                T.StructType(
+                    [
+                        T.StructField("sku", T.StringType()),
+                        T.StructField("quantity", T.IntegerType()),
+                        T.StructField("unit_price", T.StringType()),
+                        T.StructField("line_total", T.StringType()),
+                    ]
+                )
+            ),
+        ),
+    ]
+)
+
+
+def spark_session(app_name: str = "cartlog", master: str | None = None, **conf: str) -> SparkSession:
+    """A session on `master`, else $SPARK_MASTER, else local[*]; UTC so event days are UTC days."""
+    builder = (
+        SparkSession.builder.appName(app_name)
+        .master(master or os.environ.get("SPARK_MASTER") or DEFAULT_MASTER)
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.ui.showConsoleProgress", "false")
+    )
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
+
+
+def checkpoint_position(archive: str | Path) -> int:
+    """The last log position the archive holds (0: none yet)."""
+    path = Path(archive) / "_checkpoint.json"
+    return int(json.loads(path.read_text())["position"]) if path.exists() else 0
+
+
+def read_archive(spark: SparkSession, archive: str | Path) -> DataFrame:
+    """The archived events up to the archive's checkpoint (an empty frame when there are none)."""
+    events_dir = Path(archive) / "events"
+    through = checkpoint_position(archive)
+    if through == 0 or not any(events_dir.glob("event_date=*/*.parquet")):
+        return spark.createDataFrame([], EVENT_SCHEMA)
+    frame = spark.read.option("basePath", str(events_dir)).parquet(str(events_dir))
+    return frame.select(*EVENT_SCHEMA.fieldNames()).where(F.col("position") <= through)
+
+
+def read_catalog(spark: SparkSession, catalog: str | Path) -> DataFrame:
+    """The product catalog export: sku, name, category, price."""
+    return spark.read.schema(CATALOG_SCHEMA).parquet(str(catalog))
+
+
+def cart_events(events: DataFrame) -> DataFrame:
+    """Cart streams only (claims and others dropped), with the data fields the jobs read as columns."""
+    data = F.from_json(F.col("data"), CART_DATA_SCHEMA)
+    return (
+        events.where(F.col("stream_id").startswith("cart-"))
+        .withColumn("d", data)
+        .select(
+            F.col("position"),
+            F.col("stream_id").alias("cart_id"),
+            F.col("type"),
+            F.col("occurred_at"),
+            F.col("d.owner").alias("owner"),
+            F.col("d.sku").alias("sku"),
+            F.col("d.quantity").alias("quantity"),
+            F.col("d.from_quantity").alias("from_quantity"),
+            F.col("d.to_quantity").alias("to_quantity"),
+            money(F.col("d.total")).alias("total"),
+            F.col("d.lines").alias("lines"),
+        )
+    )
+
+
+def money(column: Column) -> Column:
+    return column.cast(MONEY)
+
+
+def covers_position(events: DataFrame) -> int:
+    """The last log position among `events` (0 when empty)."""
+    value = events.agg(F.max("position")).first()
+    return int(value[0]) if value and value[0] is not None else 0
+
+
+def job_arguments(argv: Sequence[str] | None, description: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--archive", required=True, help="EVENT_ARCHIVE_PATH (holds events/ and _checkpoint.json)")
+    parser.add_argument("--catalog", required=True, help="Parquet export of the catalog (sku, name, category, price)")
+    parser.add_argument("--out", required=True, help="folder for the outputs, one Parquet folder per view")
+    parser.add_argument("--master", default=None, help="Spark master (default: $SPARK_MASTER or local[*])")
+    return parser.parse_args(argv)
+
+
+def write_outputs(outputs: dict[str, DataFrame], out: str | Path) -> None:
+    for name, frame in outputs.items():
+        frame.write.mode("overwrite").parquet(str(Path(out) / name))
