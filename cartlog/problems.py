@@ -95,7 +95,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
 def _problem_from_drf(exc: Exception, response: Response) -> dict[str, Any]:
     if isinstance(exc, exceptions.ValidationError):
         errors = response.data if isinstance(response.data, dict) else {"non_field_errors": response.data}
-        return problem(response.status_code, "Invalid input", "The request body has invalid fields.", errors)
+        return problem(
+            response.status_code, "Invalid input", "Some fields of the request are invalid; see `errors`.", errors
+        )
     detail = response.data.get("detail", "") if isinstance(response.data, dict) else str(response.data)
     title = _TITLES.get(response.status_code, "Request refused")
     return problem(response.status_code, title, str(detail))

@@ -1,5 +1,7 @@
 """OpenAPI pieces shared by every endpoint: the problem document and header parameters."""
 
+from typing import Any
+
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
@@ -23,6 +25,21 @@ def problem(description: str) -> OpenApiResponse:
     return OpenApiResponse(response=ProblemSerializer, description=description)
 
 
+PROBLEM_REF = "#/components/schemas/Problem"
+
+
+def problem_json_for_errors(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """Postprocessing hook: every documented problem is served as application/problem+json,
+    so the schema says so (views declare `problem(...)` and need not repeat the media type)."""
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            for response in operation.get("responses", {}).values():
+                content = response.get("content", {})
+                if content.get("application/json", {}).get("schema", {}).get("$ref") == PROBLEM_REF:
+                    content["application/problem+json"] = content.pop("application/json")
+    return result
+
+
 IF_MATCH = OpenApiParameter(
     "If-Match",
     OpenApiTypes.STR,
@@ -37,3 +54,16 @@ IDEMPOTENCY_KEY = OpenApiParameter(
     description="Any unique string per intended command. Repeating it returns the first outcome and appends "
     "nothing; reusing it for a different request gets 422.",
 )
+ETAG = OpenApiParameter(
+    "ETag",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    response=[200, 201],
+    description='The cart version this response shows, as `"<version>"`; send it back as If-Match.',
+)
+
+
+def location_header(status: int, description: str) -> OpenApiParameter:
+    return OpenApiParameter(
+        "Location", OpenApiTypes.STR, OpenApiParameter.HEADER, response=[status], description=description
+    )

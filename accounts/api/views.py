@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 from accounts import services
 from cartlog.problems import PROBLEM_JSON
 from cartlog.problems import problem as problem_body
-from cartlog.schema import problem
+from cartlog.schema import location_header, problem
 
 
 class CredentialsInput(serializers.Serializer):
@@ -41,6 +41,7 @@ class AccountsView(APIView):
         operation_id="sign_up",
         summary="Create an account by claiming its username",
         request=CredentialsInput,
+        parameters=[location_header(202, "The claim to poll: GET it until it is decided")],
         responses={
             201: AccountOutput,
             202: OpenApiResponse(PendingOutput, description="Not decided yet; poll the Location"),

@@ -19,8 +19,19 @@ class StrictIntegerField(serializers.IntegerField):
         return int(data)
 
 
+class StrictCharField(serializers.CharField):
+    """A JSON string and nothing else: 5 is refused, not turned into "5"."""
+
+    default_error_messages = {"invalid": "A string is required."}
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))
+
+
 class AddItemInput(serializers.Serializer):
-    sku = serializers.CharField(max_length=40)
+    sku = StrictCharField(max_length=40)
     quantity = StrictIntegerField()
 
 
@@ -29,7 +40,7 @@ class QuantityInput(serializers.Serializer):
 
 
 class CheckoutInput(serializers.Serializer):
-    coupon = serializers.CharField(max_length=40, required=False, allow_null=True, allow_blank=True)
+    coupon = StrictCharField(max_length=40, required=False, allow_null=True, allow_blank=True)
 
 
 class CartItemOutput(serializers.Serializer):

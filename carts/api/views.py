@@ -6,13 +6,13 @@ from django.http import HttpRequest
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
-from rest_framework.exceptions import ParseError
+from rest_framework.exceptions import ParseError, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.services import principal
-from cartlog.schema import IDEMPOTENCY_KEY, IF_MATCH, problem
+from cartlog.schema import ETAG, IDEMPOTENCY_KEY, IF_MATCH, location_header, problem
 from carts import checkout, errors, handler, services
 from carts.decider import CartState
 from carts.handler import Context, Outcome
@@ -21,8 +21,12 @@ from projections import cart_view
 
 from .serializers import AddItemInput, CartOutput, CheckoutInput, EventOutput, OrderOutput, QuantityInput, cart_data
 
+NOT_AUTHENTICATED = problem("No valid token or session")
+BAD_HEADER = problem("A malformed If-Match or Idempotency-Key header")
+READ_ERRORS = {401: NOT_AUTHENTICATED, 404: problem("No such cart (or not yours)")}
 COMMAND_ERRORS = {
-    400: problem("Invalid input (field errors in `errors`)"),
+    400: problem("Invalid input (field errors in `errors`), or a malformed header"),
+    401: NOT_AUTHENTICATED,
     404: problem("No such cart (or not yours), or the item is not in it"),
     409: problem("The cart is checked out, or too busy"),
     412: problem("If-Match names a version that is no longer current"),
@@ -30,13 +34,25 @@ COMMAND_ERRORS = {
 }
 
 
+# Stored with the actor as one key of at most 300 characters (carts.models.ProcessedCommand).
+MAX_IDEMPOTENCY_KEY = 200
+
+
 def context_for(request: Request | HttpRequest) -> Context:
     return Context(
         actor=principal(request.user),  # type: ignore[arg-type]
-        idempotency_key=request.headers.get("Idempotency-Key") or None,
+        idempotency_key=parse_idempotency_key(request.headers.get("Idempotency-Key")),
         expected_version=parse_if_match(request.headers.get("If-Match")),
         correlation_id=request.headers.get("X-Correlation-ID") or None,
     )
+
+
+def parse_idempotency_key(value: str | None) -> str | None:
+    if not value:
+        return None
+    if len(value) > MAX_IDEMPOTENCY_KEY:
+        raise ParseError(f"Idempotency-Key has at most {MAX_IDEMPOTENCY_KEY} characters.")
+    return value
 
 
 def parse_if_match(value: str | None) -> int | None:
@@ -46,6 +62,13 @@ def parse_if_match(value: str | None) -> int | None:
     if not text.isdigit():
         raise ParseError('If-Match must be a cart version in quotes, like "3".')
     return int(text)
+
+
+def parse_at_version(value: str, current: int) -> int:
+    if not value.isdigit() or not 1 <= int(value) <= current:
+        message = f"at_version must be a whole number from 1 to {current}, the cart's current version."
+        raise ValidationError({"at_version": [message]})
+    return int(value)
 
 
 def cart_response(state: CartState, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -66,8 +89,8 @@ class CartsView(APIView):
         operation_id="start_cart",
         summary="Start a cart (StartCart)",
         request=None,
-        parameters=[IDEMPOTENCY_KEY],
-        responses={201: CartOutput, 401: problem("Not authenticated"), 422: COMMAND_ERRORS[422]},
+        parameters=[IDEMPOTENCY_KEY, ETAG, location_header(201, "The new cart")],
+        responses={201: CartOutput, 400: BAD_HEADER, 401: NOT_AUTHENTICATED, 422: COMMAND_ERRORS[422]},
     )
     def post(self, request: Request) -> Response:
         outcome = services.start_cart(context_for(request))
@@ -80,25 +103,24 @@ class CartView(APIView):
         operation_id="get_cart",
         summary="A cart: current state from cart_view, or replayed to a version",
         parameters=[
-            OpenApiParameter("at_version", OpenApiTypes.INT, description="Replay the stream up to this version.")
+            OpenApiParameter("at_version", OpenApiTypes.INT, description="Replay the stream up to this version."),
+            ETAG,
         ],
-        responses={200: CartOutput, 400: problem("at_version is not a version of this cart"), 404: COMMAND_ERRORS[404]},
+        responses={200: CartOutput, 400: problem("at_version is not a version of this cart"), **READ_ERRORS},
     )
     def get(self, request: Request, cart_id: str) -> Response:
         state = own_cart(request, cart_id)
         at_version = request.query_params.get("at_version")
         if at_version is None:
             return cart_response(state)
-        if not at_version.isdigit() or not 1 <= int(at_version) <= state.version:
-            raise ParseError(f"at_version must be a whole number from 1 to {state.version}.")
-        return cart_response(handler.load(cart_id, int(at_version)))
+        return cart_response(handler.load(cart_id, parse_at_version(at_version, state.version)))
 
 
 class CartEventsView(APIView):
     @extend_schema(
         operation_id="list_cart_events",
         summary="The cart's stream of events, in order",
-        responses={200: EventOutput(many=True), 404: COMMAND_ERRORS[404]},
+        responses={200: EventOutput(many=True), **READ_ERRORS},
     )
     def get(self, request: Request, cart_id: str) -> Response:
         own_cart(request, cart_id)
@@ -111,7 +133,7 @@ class CartItemsView(APIView):
         operation_id="add_to_cart",
         summary="Add to the cart (AddToCart); adds to an existing line",
         request=AddItemInput,
-        parameters=[IF_MATCH, IDEMPOTENCY_KEY],
+        parameters=[IF_MATCH, IDEMPOTENCY_KEY, ETAG],
         responses={200: CartOutput, **COMMAND_ERRORS},
     )
     def post(self, request: Request, cart_id: str) -> Response:
@@ -125,7 +147,7 @@ class CartItemView(APIView):
         operation_id="update_cart_quantity",
         summary="Set a line's quantity (UpdateCartQuantity); 0 removes it",
         request=QuantityInput,
-        parameters=[IF_MATCH, IDEMPOTENCY_KEY],
+        parameters=[IF_MATCH, IDEMPOTENCY_KEY, ETAG],
         responses={200: CartOutput, **COMMAND_ERRORS},
     )
     def put(self, request: Request, cart_id: str, sku: str) -> Response:
@@ -137,8 +159,8 @@ class CartItemView(APIView):
         operation_id="remove_from_cart",
         summary="Remove a line (RemoveFromCart)",
         request=None,
-        parameters=[IF_MATCH, IDEMPOTENCY_KEY],
-        responses={200: CartOutput, **{k: v for k, v in COMMAND_ERRORS.items() if k != 400}},
+        parameters=[IF_MATCH, IDEMPOTENCY_KEY, ETAG],
+        responses={200: CartOutput, **COMMAND_ERRORS, 400: BAD_HEADER},
     )
     def delete(self, request: Request, cart_id: str, sku: str) -> Response:
         outcome = services.remove_from_cart(context_for(request), cart_id, sku)
@@ -150,8 +172,13 @@ class CheckoutView(APIView):
         operation_id="checkout",
         summary="Place the order (Checkout), optionally with a coupon",
         request=CheckoutInput,
-        parameters=[IF_MATCH, IDEMPOTENCY_KEY],
-        responses={200: OrderOutput, **COMMAND_ERRORS, 409: problem("Empty, already checked out, or coupon used")},
+        parameters=[IF_MATCH, IDEMPOTENCY_KEY, ETAG],
+        responses={
+            200: OrderOutput,
+            **COMMAND_ERRORS,
+            409: problem("Empty, already checked out, or coupon used"),
+            503: problem("A one-time coupon's claim was not decided in time; retry"),
+        },
     )
     def post(self, request: Request, cart_id: str) -> Response:
         data = valid(CheckoutInput, request)

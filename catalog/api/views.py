@@ -51,7 +51,7 @@ class ProductsView(APIView):
 
     @extend_schema(
         operation_id="list_products",
-        summary="The catalog",
+        summary="The catalog: every product on sale",
         parameters=[
             OpenApiParameter("category", OpenApiTypes.STR, description="Only this category"),
             OpenApiParameter("q", OpenApiTypes.STR, description="Search in names"),
@@ -59,7 +59,7 @@ class ProductsView(APIView):
         responses={200: ProductOutput(many=True)},
     )
     def get(self, request: Request) -> Response:
-        products = Product.objects.all()
+        products = Product.objects.filter(active=True)  # what can be bought; one SKU still shows inactive ones
         if category := request.query_params.get("category"):
             products = products.filter(category=category)
         if query := request.query_params.get("q"):

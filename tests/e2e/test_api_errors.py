@@ -53,11 +53,49 @@ def test_malformed_json_is_a_400_problem(shopper: tuple[APIClient, str]) -> None
     assert log_snapshot() == before
 
 
-@pytest.mark.parametrize("quantity", ["1", 1.5, -3, 100])
-def test_bad_update_quantity_is_400_and_appends_nothing(shopper: tuple[APIClient, str], quantity: Any) -> None:
+@pytest.mark.parametrize(
+    "body",
+    [{"quantity": "1"}, {"quantity": 1.5}, {"quantity": 1.0}, {"quantity": False}, {"quantity": None},
+     {"quantity": -3}, {"quantity": 100}, {"quantity": 2**63}, {}, {"qty": 1}, "3"],
+)  # fmt: skip
+def test_bad_update_quantity_is_400_and_appends_nothing(shopper: tuple[APIClient, str], body: Any) -> None:
     client, cart_id = shopper
     before = log_snapshot()
-    assert_problem(client.put(f"/api/carts/{cart_id}/items/COF-001", {"quantity": quantity}, format="json"), 400)
+    problem = assert_problem(client.put(f"/api/carts/{cart_id}/items/COF-001", body, format="json"), 400)
+    assert problem.get("errors") or problem["detail"]
+    assert log_snapshot() == before
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("post", "/api/accounts"), ("post", "/api/auth/token"), ("post", "/items"), ("put", "/items/COF-001"),
+     ("post", "/checkout")],
+)  # fmt: skip
+def test_malformed_json_anywhere_is_a_400_problem(shopper: tuple[APIClient, str], method: str, path: str) -> None:
+    client, cart_id = shopper
+    url = path if path.startswith("/api/") else f"/api/carts/{cart_id}{path}"
+    before = log_snapshot()
+    assert_problem(getattr(client, method)(url, '{"quantity": 1,', content_type="application/json"), 400)
+    assert log_snapshot() == before
+
+
+def test_a_form_body_is_415_and_a_string_sku_or_coupon_is_required(shopper: tuple[APIClient, str]) -> None:
+    client, cart_id = shopper
+    before = log_snapshot()
+    assert_problem(client.post(f"/api/carts/{cart_id}/items", {"sku": "COF-001", "quantity": 1}), 415)
+    refused = assert_problem(client.post(f"/api/carts/{cart_id}/items", {"sku": 1, "quantity": 1}, format="json"), 400)
+    assert "sku" in refused["errors"]
+    refused = assert_problem(client.post(f"/api/carts/{cart_id}/checkout", {"coupon": 10}, format="json"), 400)
+    assert "coupon" in refused["errors"]
+    assert log_snapshot() == before
+
+
+def test_changing_or_removing_an_item_that_is_not_in_the_cart_is_404(shopper: tuple[APIClient, str]) -> None:
+    client, cart_id = shopper
+    before = log_snapshot()
+    assert_problem(client.put(f"/api/carts/{cart_id}/items/KIT-001", {"quantity": 2}, format="json"), 404)
+    assert_problem(client.put(f"/api/carts/{cart_id}/items/NOPE-1", {"quantity": 0}, format="json"), 404)
+    assert_problem(client.delete(f"/api/carts/{cart_id}/items/KIT-001"), 404)
     assert log_snapshot() == before
 
 
@@ -84,6 +122,7 @@ def test_commands_on_a_checked_out_cart_are_409(shopper: tuple[APIClient, str]) 
     assert_problem(client.post(f"/api/carts/{cart_id}/items", {"sku": "COF-001", "quantity": 1}, format="json"), 409)
     assert_problem(client.put(f"/api/carts/{cart_id}/items/COF-001", {"quantity": 2}, format="json"), 409)
     assert_problem(client.post(f"/api/carts/{cart_id}/checkout", {}, format="json"), 409)
+    assert_problem(client.delete(f"/api/carts/{cart_id}/items/COF-001"), 409)
     assert log_snapshot() == before
 
 
@@ -92,9 +131,11 @@ def test_an_empty_checkout_is_409_and_an_unknown_coupon_400(catalog: None) -> No
     cart_id = client.post("/api/carts").json()["id"]
     before = log_snapshot()
     assert_problem(client.post(f"/api/carts/{cart_id}/checkout", {}, format="json"), 409)
+    assert log_snapshot() == before
     client.post(f"/api/carts/{cart_id}/items", {"sku": "COF-001", "quantity": 1}, format="json")
     before = log_snapshot()
-    assert_problem(client.post(f"/api/carts/{cart_id}/checkout", {"coupon": "NOPE"}, format="json"), 400)
+    refused = assert_problem(client.post(f"/api/carts/{cart_id}/checkout", {"coupon": "NOPE"}, format="json"), 400)
+    assert "coupon" in refused["errors"]
     assert log_snapshot() == before
 
 
@@ -129,3 +170,37 @@ def test_sign_up_refusals(claim_consumers: None) -> None:
     )
     assert_problem(anonymous.post("/api/accounts", {"username": "henry", "password": "123"}, format="json"), 400)
     assert_problem(anonymous.post("/api/auth/token", {"username": "Grace", "password": "wrong"}, format="json"), 400)
+
+
+def test_a_crash_in_a_view_is_a_500_problem_that_reveals_nothing(
+    shopper: tuple[APIClient, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client, cart_id = shopper
+
+    def crash(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr("carts.services.remove_from_cart", crash)
+    problem = assert_problem(client.delete(f"/api/carts/{cart_id}/items/COF-001"), 500)
+    assert "secret" not in str(problem)
+
+
+def test_a_crash_outside_drf_under_api_is_a_500_problem_and_elsewhere_a_page() -> None:
+    from django.test import RequestFactory
+
+    from cartlog.problems import server_error
+
+    api = server_error(RequestFactory().get("/api/carts"))
+    assert (api.status_code, api["Content-Type"]) == (500, "application/problem+json")
+    assert server_error(RequestFactory().get("/cart/")).status_code == 500
+
+
+def test_a_session_post_without_its_csrf_token_is_a_403_problem(catalog: None) -> None:
+    from django.contrib.auth import get_user_model
+
+    get_user_model().objects.create_user(username="ivan", password="a-long-passphrase")
+    browser = APIClient(enforce_csrf_checks=True)
+    assert browser.login(username="ivan", password="a-long-passphrase")
+    before = log_snapshot()
+    assert "CSRF" in assert_problem(browser.post("/api/carts"), 403)["detail"]
+    assert log_snapshot() == before

@@ -108,8 +108,9 @@ def test_products_carry_also_bought_and_can_be_searched(catalog: None) -> None:
     assert APIClient().get("/api/products/COF-001").json()["price"] == "12.50"
 
 
-def test_the_openapi_document_validates_and_docs_are_served() -> None:
-    from django.core.management import call_command
-
-    call_command("spectacular", "--validate", "--fail-on-warn", "--file", "/dev/null")
-    assert APIClient().get("/api/docs/").status_code == 200
+def test_the_catalog_lists_what_is_on_sale_by_category_and_one_sku_even_if_withdrawn(catalog: None) -> None:
+    anonymous = APIClient()
+    assert [p["sku"] for p in anonymous.get("/api/products").json()] == ["COF-001", "KIT-001"]
+    assert [p["sku"] for p in anonymous.get("/api/products?category=Kitchen").json()] == ["KIT-001"]
+    assert anonymous.get("/api/products?q=nothing-like-this").json() == []
+    assert anonymous.get("/api/products/OLD-001").json()["active"] is False

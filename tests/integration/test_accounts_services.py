@@ -1,0 +1,58 @@
+"""accounts.services: what sign_up accepts, what it answers, and who owns a user's carts."""
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from accounts import services
+from accounts.models import PendingSignUp
+from tests.e2e.api_helpers import log_snapshot
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("username", "password", "field"),
+    [
+        ("al", "a-long-passphrase", "username"),
+        ("x" * 151, "a-long-passphrase", "username"),
+        ("bad name!", "a-long-passphrase", "username"),
+        ("   ", "a-long-passphrase", "username"),
+        ("henry", "123", "password"),
+        ("henry", "password", "password"),
+        ("henry", "", "password"),
+    ],
+)
+def test_an_unacceptable_username_or_password_is_refused_before_anything_is_claimed(
+    username: str, password: str, field: str
+) -> None:
+    before = log_snapshot()
+    with pytest.raises(services.SignUpError) as refused:
+        services.sign_up(username, password)
+    assert (refused.value.field, refused.value.status) == (field, 400)
+    assert refused.value.detail
+    assert log_snapshot() == before
+    assert not PendingSignUp.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_username_is_taken_whatever_its_case_and_the_first_sign_up_keeps_it(claim_consumers: None) -> None:
+    created = services.sign_up("Alice", "correct horse battery")
+    assert created.status == "created" and created.user is not None
+    assert (created.user.get_username(), created.claim_id is not None) == ("Alice", True)
+    assert created.user.check_password("correct horse battery")  # type: ignore[attr-defined]
+
+    taken = services.sign_up("alice", "another long passphrase")
+    assert (taken.status, taken.user) == ("taken", None)
+    assert "already taken" in taken.detail
+    assert list(get_user_model().objects.values_list("username", flat=True)) == ["Alice"]
+
+
+@pytest.mark.django_db
+def test_a_users_carts_belong_to_the_principal_user_colon_pk() -> None:
+    user = get_user_model().objects.create_user(username="bob", password="a-long-passphrase")
+    assert services.principal(user) == f"user:{user.pk}"
+
+
+def test_a_sign_up_result_is_a_frozen_value() -> None:
+    result = services.SignUpResult(status="pending", claim_id="c-1", detail="still checking")
+    with pytest.raises(AttributeError):
+        result.status = "created"  # type: ignore[misc]
