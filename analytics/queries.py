@@ -1,12 +1,52 @@
-"""Reads of the Spark-built views that the shop and the API show.
+"""Reads of the Spark-built views that the shop, the API and the staff page show.
 
-The recommendation view lands here with the Spark jobs (issue 5); until it has
-rows, `also_bought` answers with an empty list and pages hide the section.
+Until the jobs have run, every read answers empty (zeros for the summary) and
+pages hide their sections.
 """
 
 from typing import Any
 
+from catalog.models import Product
+
+from . import models as views
+
+SUMMARY_FIELDS = (
+    "carts_started", "carts_with_items", "carts_checked_out", "conversion_rate", "revenue",
+    "average_order_value", "covers_position", "computed_at",
+)  # fmt: skip
+PRODUCT_RANKINGS = {"adds": "adds", "purchases": "purchased_quantity", "removed": "added_then_removed"}
+
 
 def also_bought(sku: str, limit: int = 4) -> list[dict[str, Any]]:
-    """Products bought together with `sku`: [{sku, name, price, confidence, lift, support}]."""
-    return []
+    """Products bought together with `sku`: [{sku, name, price, confidence, lift, support}], best first.
+
+    Recommended products no longer active in the catalog are left out.
+    """
+    rows = list(views.Recommendation.objects.filter(sku=sku).order_by("rank"))
+    products = Product.objects.filter(sku__in=[r.recommended_sku for r in rows], active=True).in_bulk()
+    picked = [(row, products[row.recommended_sku]) for row in rows if row.recommended_sku in products][:limit]
+    return [
+        {"sku": p.sku, "name": p.name, "price": p.price, "support": r.support, "confidence": r.confidence,
+         "lift": r.lift}
+        for r, p in picked
+    ]  # fmt: skip
+
+
+def summary() -> dict[str, Any]:
+    """DESIGN §4's summary; zeros, position 0 and no computed_at before the first run."""
+    row = views.Summary.objects.first()
+    if row is None:
+        zeros: dict[str, Any] = dict.fromkeys(SUMMARY_FIELDS, 0)
+        return {**zeros, "conversion_rate": 0.0, "revenue": "0.00", "average_order_value": "0.00", "computed_at": None}
+    return {name: getattr(row, name) for name in SUMMARY_FIELDS}
+
+
+def top_products(by: str = "purchases", limit: int = 10) -> list[views.ProductActivity]:
+    """Products ranked by adds, purchases (units) or removed (carts that added then removed it)."""
+    order = PRODUCT_RANKINGS[by]
+    return list(views.ProductActivity.objects.order_by(f"-{order}", "sku")[:limit])
+
+
+def recommendations(sku: str | None = None) -> list[views.Recommendation]:
+    rows = views.Recommendation.objects.order_by("sku", "rank")
+    return list(rows.filter(sku=sku) if sku else rows)

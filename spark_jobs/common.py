@@ -89,10 +89,10 @@ def checkpoint_position(archive: str | Path) -> int:
     return int(json.loads(path.read_text())["position"]) if path.exists() else 0
 
 
-def read_archive(spark: SparkSession, archive: str | Path) -> DataFrame:
-    """The archived events up to the archive's checkpoint (an empty frame when there are none)."""
+def read_archive(spark: SparkSession, archive: str | Path, through: int | None = None) -> DataFrame:
+    """The archived events up to `through` (default: the archive's checkpoint); empty when there are none."""
     events_dir = Path(archive) / "events"
-    through = checkpoint_position(archive)
+    through = checkpoint_position(archive) if through is None else min(through, checkpoint_position(archive))
     if through == 0 or not any(events_dir.glob("event_date=*/*.parquet")):
         return spark.createDataFrame([], EVENT_SCHEMA)
     frame = spark.read.option("basePath", str(events_dir)).parquet(str(events_dir))

@@ -1,0 +1,162 @@
+"""`run_all`: archive -> Spark jobs -> read tables, the whole analytics run (run_spark_jobs, Celery).
+
+1. brings the Parquet archive up to the log's head (analytics.archive);
+2. exports the catalog to Parquet beside it (the jobs never read the database);
+3. runs every job's transform in ONE Spark session over the archive up to its
+   checkpoint, which becomes `covers_position`;
+4. loads every view into its read table in one transaction, replace-all per view,
+   so a reader sees the previous run or this one, never a mix.
+
+How it scales: the jobs' inputs grow with the log, their outputs do not; they
+are aggregates bounded by days, hours, SKUs and SKU pairs (top N per SKU), a few
+thousand rows here, so collecting them to the driver and `bulk_create`-ing them
+is cheap on SQLite and PostgreSQL alike. The heavy part, the scan of the
+archive, is Spark's: point SPARK_MASTER at a cluster and EVENT_ARCHIVE_PATH at
+shared storage and steps 1, 2 and 4 do not change. Should an output outgrow the
+driver (per-cart or per-session rows), write it with the job's Parquet writer and
+COPY it into PostgreSQL instead of collecting it.
+"""
+
+import logging
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from pyspark.sql import DataFrame, SparkSession
+
+from catalog.models import Product
+from spark_jobs import analytics as analytics_job
+from spark_jobs import common
+from spark_jobs import recommendations as recommendations_job
+
+from . import models as views
+from .archive import ArchiveResult, archive, archive_root
+
+logger = logging.getLogger(__name__)
+
+# Each job output and the read table it lands in.
+TABLES: dict[str, type[views.SparkView]] = {
+    "summary": views.Summary,
+    "funnel_daily": views.FunnelDay,
+    "revenue_daily": views.RevenueDay,
+    "product_activity": views.ProductActivity,
+    "checkout_time": views.CheckoutTime,
+    "hourly_activity": views.HourlyActivity,
+    "sessions_daily": views.SessionDay,
+    "recommendations": views.Recommendation,
+}
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True, kw_only=True)
+class PipelineResult:
+    """What a run read and wrote: the archive step, events read, rows per read table, timings."""
+
+    archive: ArchiveResult
+    covers_position: int
+    events_read: int
+    rows: dict[str, int] = field(default_factory=dict)
+    computed_at: str = ""
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def run_all(progress: Progress | None = None, *, spark: SparkSession | None = None) -> PipelineResult:
+    say = _reporter(progress)
+    timings: dict[str, float] = {}
+
+    began = time.perf_counter()
+    archived = archive(progress=lambda r: say(f"archive: {r.written} events written, at position {r.position}"))
+    timings["archive"] = time.perf_counter() - began
+    say(f"archive: read {archived.read} new events from the log, {archived.files} files; position {archived.position}")
+
+    began = time.perf_counter()
+    session = spark or common.spark_session("cartlog-analytics", settings.SPARK_MASTER)
+    with tempfile.TemporaryDirectory(prefix="cartlog-catalog-") as folder:
+        catalog_path = export_catalog(Path(folder) / "catalog.parquet")
+        covers = archived.position
+        events = common.read_archive(session, archive_root(), through=covers).cache()
+        try:
+            events_read = events.count()
+            say(f"spark: read {events_read} archived events through position {covers} ({session.sparkContext.master})")
+            outputs = run_jobs(events, common.read_catalog(session, catalog_path))
+            collected = {name: [row.asDict() for row in frame.collect()] for name, frame in outputs.items()}
+        finally:
+            events.unpersist()
+    timings["spark"] = time.perf_counter() - began
+
+    began = time.perf_counter()
+    computed_at = timezone.now()
+    rows = load(collected, covers_position=covers, computed_at=computed_at)
+    timings["load"] = time.perf_counter() - began
+    for name, count in rows.items():
+        say(f"load: {count} rows into {TABLES[name]._meta.db_table}")
+    return PipelineResult(
+        archive=archived, covers_position=covers, events_read=events_read, rows=rows,
+        computed_at=computed_at.isoformat(), seconds={k: round(v, 3) for k, v in timings.items()},
+    )  # fmt: skip
+
+
+def run_jobs(events: DataFrame, catalog: DataFrame) -> dict[str, DataFrame]:
+    """Every job's outputs by name (the names of TABLES)."""
+    return {**analytics_job.transform(events, catalog), **recommendations_job.transform(events)}
+
+
+def export_catalog(path: Path) -> Path:
+    """The catalog as the jobs read it (sku, name, category, price), one Parquet file."""
+    products = list(Product.objects.values_list("sku", "name", "category", "price"))
+    table = pa.table(
+        {
+            "sku": [p[0] for p in products],
+            "name": [p[1] for p in products],
+            "category": [p[2] for p in products],
+            "price": pa.array([p[3] for p in products], type=pa.decimal128(12, 2)),
+        }
+    )
+    pq.write_table(table, path)
+    return path
+
+
+def load(collected: dict[str, list[dict[str, Any]]], *, covers_position: int, computed_at: datetime) -> dict[str, int]:
+    """Replace every read table's rows with this run's, in one transaction."""
+    written = {}
+    with transaction.atomic():
+        for name, model in TABLES.items():
+            fields = {f.name for f in model._meta.concrete_fields}
+            objects = [
+                model(
+                    computed_at=computed_at,
+                    covers_position=covers_position,
+                    **{key: _db_value(value) for key, value in row.items() if key in fields},
+                )
+                for row in collected.get(name, [])
+            ]
+            model._default_manager.all().delete()
+            model._default_manager.bulk_create(objects, batch_size=1000)
+            written[name] = len(objects)
+    return written
+
+
+def _db_value(value: Any) -> Any:
+    # PySpark collects timestamps as naive datetimes in the driver's local time zone.
+    if isinstance(value, datetime) and value.tzinfo is None:
+        return value.astimezone(UTC)
+    return value
+
+
+def _reporter(progress: Progress | None) -> Progress:
+    def say(message: str) -> None:
+        logger.info(message)
+        if progress:
+            progress(message)
+
+    return say
