@@ -96,7 +96,7 @@ def _problem_from_drf(exc: Exception, response: Response) -> dict[str, Any]:
     if isinstance(exc, exceptions.ValidationError):
         errors = response.data if isinstance(response.data, dict) else {"non_field_errors": response.data}
         return problem(
-            response.status_code, "Invalid input", "Some fields of the request are invalid; see `errors`.", errors
+            response.status_code, "Invalid input", "Some fields of the request are invalid; see errors.", errors
         )
     detail = response.data.get("detail", "") if isinstance(response.data, dict) else str(response.data)
     title = _TITLES.get(response.status_code, "Request refused")

@@ -1,7 +1,9 @@
 """Top-level routes: the REST API under /api/, the web shop everywhere else."""
 
-from django.urls import URLPattern, URLResolver, include, path
+from django.urls import URLPattern, URLResolver, include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from cartlog import problems
 
 api: list[URLPattern | URLResolver] = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
@@ -12,6 +14,9 @@ api: list[URLPattern | URLResolver] = [
     path("", include("projections.api.urls")),
     path("", include("claims.api.urls")),
     path("", include("analytics.api.urls")),
+    # Last: any other path under /api/ is a problem document even with DEBUG on,
+    # where Django would otherwise answer with its HTML debug page.
+    re_path(r"^.*$", problems.not_found),
 ]
 
 urlpatterns = [

@@ -139,6 +139,13 @@ def test_an_empty_checkout_is_409_and_an_unknown_coupon_400(catalog: None) -> No
     assert log_snapshot() == before
 
 
+@pytest.mark.parametrize("debug", [False, True])
+def test_an_unknown_api_route_is_a_404_problem_even_in_debug(settings: Any, debug: bool) -> None:
+    settings.DEBUG = debug
+    for path in ("/api/no-such-thing", "/api/carts/a/b/c/d", "/api/products/COF-001/"):
+        assert "nothing at" in assert_problem(APIClient().get(path), 404)["detail"]
+
+
 def test_routes_methods_and_auth_errors_are_problem_documents(shopper: tuple[APIClient, str]) -> None:
     client, cart_id = shopper
     assert_problem(client.get("/api/no-such-thing"), 404)
