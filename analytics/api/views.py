@@ -1,0 +1,146 @@
+"""GET /api/analytics/...: the Spark-built views, as the last run of `run_spark_jobs` left them.
+
+Who may read: the summary and the recommendations, any logged-in user (the
+product pages show recommendations to everyone anyway); the detailed views
+(funnel, revenue, products, time to checkout, hourly activity, sessions), staff
+only. Every response carries `covers_position` (the last log position the jobs
+read) and `computed_at`, on the summary and on each row.
+"""
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import IsAdminUser, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from cartlog.problems import DomainError
+from cartlog.schema import problem
+
+from .. import models as views
+from .. import queries
+
+NOT_LOGGED_IN = problem("Not logged in")
+NOT_STAFF = problem("Not staff")
+FRESHNESS = ("covers_position", "computed_at")
+
+
+class SummaryOutput(serializers.Serializer):
+    carts_started = serializers.IntegerField()
+    carts_with_items = serializers.IntegerField()
+    carts_checked_out = serializers.IntegerField()
+    conversion_rate = serializers.FloatField(help_text="carts checked out / carts started")
+    revenue = serializers.DecimalField(max_digits=18, decimal_places=2)
+    average_order_value = serializers.DecimalField(max_digits=12, decimal_places=2)
+    covers_position = serializers.IntegerField(help_text="the last log position the jobs read (0: never run)")
+    computed_at = serializers.DateTimeField(allow_null=True, help_text="when the views were loaded")
+
+
+def _rows(model: type[views.SparkView], *fields: str) -> type[serializers.ModelSerializer]:
+    meta = type("Meta", (), {"model": model, "fields": (*fields, *FRESHNESS)})
+    return type(f"{model.__name__}Output", (serializers.ModelSerializer,), {"Meta": meta})
+
+
+FunnelOutput = _rows(views.FunnelDay, "day", "carts_started", "carts_with_items", "carts_checked_out",
+                     "conversion_rate", "abandonment_rate")  # fmt: skip
+RevenueOutput = _rows(views.RevenueDay, "day", "orders", "revenue", "average_order_value")
+ProductOutput = _rows(views.ProductActivity, "sku", "name", "category", "adds", "purchased_quantity", "orders",
+                      "added_then_removed")  # fmt: skip
+CheckoutTimeOutput = _rows(views.CheckoutTime, "bucket", "label", "lower_seconds", "upper_seconds", "carts")
+HourlyOutput = _rows(views.HourlyActivity, "window_start", "events", "carts", "adds", "checkouts")
+SessionOutput = _rows(views.SessionDay, "day", "sessions", "average_seconds", "average_events",
+                      "sessions_with_checkout")  # fmt: skip
+RecommendationOutput = _rows(views.Recommendation, "sku", "rank", "recommended_sku", "support", "confidence", "lift",
+                             "source")  # fmt: skip
+
+
+class UnknownRankingError(DomainError):
+    status = 400
+    title = "Unknown ranking"
+
+
+class SummaryView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="analytics_summary",
+        summary="The funnel and revenue over the whole log, from the last Spark run",
+        responses={200: SummaryOutput, 401: NOT_LOGGED_IN},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(SummaryOutput(queries.summary()).data)
+
+
+def _list_view(
+    model: type[views.SparkView], output: type[serializers.ModelSerializer], operation: str, text: str
+) -> type[APIView]:
+    class RowsView(APIView):
+        permission_classes = [IsAdminUser]
+
+        @extend_schema(
+            operation_id=operation,
+            summary=f"{text} (staff only)",
+            responses={200: output(many=True), 401: NOT_LOGGED_IN, 403: NOT_STAFF},
+        )
+        def get(self, request: Request) -> Response:
+            return Response(output(model._default_manager.all(), many=True).data)
+
+    RowsView.__name__ = RowsView.__qualname__ = f"{model.__name__}View"
+    return RowsView
+
+
+FunnelView = _list_view(views.FunnelDay, FunnelOutput, "analytics_funnel",
+                        "Carts started, with items, checked out per day started; conversion, abandonment")  # fmt: skip
+RevenueView = _list_view(views.RevenueDay, RevenueOutput, "analytics_revenue",
+                         "Orders, revenue and average order value per checkout day")  # fmt: skip
+CheckoutTimeView = _list_view(views.CheckoutTime, CheckoutTimeOutput, "analytics_checkout_time",
+                              "Checked-out carts by time from first add to checkout")  # fmt: skip
+HourlyView = _list_view(views.HourlyActivity, HourlyOutput, "analytics_hourly",
+                        "Cart events, carts, adds and checkouts per hour (tumbling windows)")  # fmt: skip
+SessionsView = _list_view(views.SessionDay, SessionOutput, "analytics_sessions",
+                          "Shopping sessions (session windows, 30-minute gap) per day")  # fmt: skip
+
+
+class TopProductsView(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(
+        operation_id="analytics_top_products",
+        summary="Products ranked by adds, purchases or added-then-removed (staff only)",
+        parameters=[
+            OpenApiParameter("by", OpenApiTypes.STR, enum=list(queries.PRODUCT_RANKINGS), description="default: purchases"),  # noqa: E501
+            OpenApiParameter("limit", OpenApiTypes.INT, description="default 10, at most 100"),
+        ],
+        responses={200: ProductOutput(many=True), 400: problem("Unknown ranking"), 401: NOT_LOGGED_IN,
+                   403: NOT_STAFF},
+    )  # fmt: skip
+    def get(self, request: Request) -> Response:
+        by = request.query_params.get("by", "purchases")
+        if by not in queries.PRODUCT_RANKINGS:
+            raise UnknownRankingError(f"by must be one of {', '.join(queries.PRODUCT_RANKINGS)}")
+        limit = _limit(request.query_params.get("limit"))
+        return Response(ProductOutput(queries.top_products(by, limit), many=True).data)
+
+
+class RecommendationsView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="analytics_recommendations",
+        summary="Also-bought recommendations: top N per SKU with support, confidence and lift",
+        parameters=[OpenApiParameter("sku", OpenApiTypes.STR, description="only this product's")],
+        responses={200: RecommendationOutput(many=True), 401: NOT_LOGGED_IN},
+    )
+    def get(self, request: Request) -> Response:
+        rows: Any = queries.recommendations(request.query_params.get("sku"))
+        return Response(RecommendationOutput(rows, many=True).data)
+
+
+def _limit(raw: str | None) -> int:
+    try:
+        return min(max(int(raw), 1), 100) if raw else 10
+    except ValueError:
+        return 10

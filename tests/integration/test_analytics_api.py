@@ -1,0 +1,92 @@
+"""The analytics API and also_bought over loaded read tables (no Spark): shapes, freshness, who may read."""
+
+from datetime import UTC, date, datetime
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth.models import User
+from rest_framework.test import APIClient
+
+from analytics import queries
+from analytics.pipeline import TABLES, load
+
+pytestmark = pytest.mark.django_db
+
+NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
+SUMMARY = {
+    "carts_started": 4, "carts_with_items": 3, "carts_checked_out": 2, "conversion_rate": 0.5,
+    "abandonment_rate": 1 / 3, "revenue": Decimal("40.00"), "average_order_value": Decimal("20.00"),
+}  # fmt: skip
+
+
+def rule(sku: str, rank: int, other: str, confidence: float) -> dict[str, object]:
+    return {"sku": sku, "rank": rank, "recommended_sku": other, "support": 0.2, "confidence": confidence,
+            "lift": 1.5, "source": "fp_growth"}  # fmt: skip
+
+
+@pytest.fixture
+def loaded(catalog: None) -> None:
+    load(
+        {
+            "summary": [SUMMARY],
+            "revenue_daily": [{"day": date(2026, 1, 1), "orders": 2, "revenue": Decimal("40.00"),
+                               "average_order_value": Decimal("20.00")}],
+            # OLD-001 is inactive in the catalog: never recommended.
+            "recommendations": [rule("COF-001", 1, "OLD-001", 0.9), rule("COF-001", 2, "KIT-001", 0.5)],
+        },
+        covers_position=42,
+        computed_at=NOW,
+    )  # fmt: skip
+
+
+def client(*, staff: bool) -> APIClient:
+    api = APIClient()
+    name = "staff" if staff else "shopper"
+    user = User.objects.filter(username=name).first() or User.objects.create_user(name, password="x", is_staff=staff)
+    api.force_authenticate(user)
+    return api
+
+
+def test_the_summary_has_exactly_the_design_fields(loaded: None) -> None:
+    body = client(staff=False).get("/api/analytics/summary").json()
+    assert body == {
+        "carts_started": 4, "carts_with_items": 3, "carts_checked_out": 2, "conversion_rate": 0.5,
+        "revenue": "40.00", "average_order_value": "20.00", "covers_position": 42,
+        "computed_at": "2026-03-01T12:00:00Z",
+    }  # fmt: skip
+
+
+def test_before_any_run_the_summary_is_zeros_at_position_zero(db: None) -> None:
+    body = client(staff=False).get("/api/analytics/summary").json()
+    assert (body["carts_started"], body["revenue"], body["covers_position"], body["computed_at"]) == (
+        0,
+        "0.00",
+        0,
+        None,
+    )
+
+
+def test_a_new_run_replaces_every_view_whole(loaded: None) -> None:
+    load({"summary": [SUMMARY]}, covers_position=50, computed_at=NOW)
+    assert queries.summary()["covers_position"] == 50
+    assert all(model._default_manager.count() == (1 if name == "summary" else 0) for name, model in TABLES.items())
+
+
+def test_detailed_views_are_for_staff_and_carry_freshness(loaded: None) -> None:
+    assert client(staff=False).get("/api/analytics/revenue").status_code == 403
+    assert APIClient().get("/api/analytics/summary").status_code == 401
+    rows = client(staff=True).get("/api/analytics/revenue").json()
+    assert rows == [{"day": "2026-01-01", "orders": 2, "revenue": "40.00", "average_order_value": "20.00",
+                     "covers_position": 42, "computed_at": "2026-03-01T12:00:00Z"}]  # fmt: skip
+    unknown = client(staff=True).get("/api/analytics/products", {"by": "price"})
+    assert unknown.status_code == 400 and unknown["Content-Type"] == "application/problem+json"
+
+
+def test_also_bought_reads_the_recommendation_table_skipping_inactive_products(loaded: None) -> None:
+    assert queries.also_bought("COF-001") == [
+        {"sku": "KIT-001", "name": "Dripper", "price": Decimal("24.00"), "support": 0.2, "confidence": 0.5,
+         "lift": 1.5}
+    ]  # fmt: skip
+    product = APIClient().get("/api/products/COF-001").json()
+    assert [item["sku"] for item in product["also_bought"]] == ["KIT-001"]
+    assert queries.also_bought("KIT-001") == []
