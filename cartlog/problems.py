@@ -9,6 +9,7 @@ import logging
 import re
 from typing import Any
 
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from rest_framework import exceptions
@@ -82,6 +83,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         field = getattr(exc, "field", None)
         body = problem(code, title, detail, {field: [detail]} if field else None)
         return Response(body, status=code, content_type=PROBLEM_JSON)
+    if isinstance(exc, RequestDataTooBig):  # raised by Django while DRF reads the body
+        body = problem(413, "Request too large", "The request body is larger than this API accepts.")
+        return Response(body, status=413, content_type=PROBLEM_JSON)
     response = drf_exception_handler(exc, context)
     if response is None:
         log.exception("unhandled error in API view", exc_info=exc)

@@ -79,6 +79,22 @@ def test_malformed_json_anywhere_is_a_400_problem(shopper: tuple[APIClient, str]
     assert log_snapshot() == before
 
 
+@pytest.mark.parametrize(
+    ("body", "status"),
+    [(b'{"sku": "COF-001", "quantity": NaN}', 400), (b'{"sku": "\xff", "quantity": 1}', 400),
+     (b"[" * 100_000 + b"]" * 100_000, 400), (b'{"sku": "' + b"a" * 3_000_000 + b'", "quantity": 1}', 413)],
+)  # fmt: skip
+def test_hostile_bodies_are_refused_as_problems_not_crashes(
+    shopper: tuple[APIClient, str], body: bytes, status: int
+) -> None:
+    client, cart_id = shopper
+    before = log_snapshot()
+    url = f"/api/carts/{cart_id}/items"
+    # Raw bytes on purpose (invalid UTF-8 included): Django sends them as they are; the stub only knows str.
+    assert_problem(client.generic("POST", url, body, content_type="application/json"), status)  # type: ignore[arg-type]
+    assert log_snapshot() == before
+
+
 def test_a_form_body_is_415_and_a_string_sku_or_coupon_is_required(shopper: tuple[APIClient, str]) -> None:
     client, cart_id = shopper
     before = log_snapshot()
