@@ -124,10 +124,16 @@ def test_unknown_and_foreign_carts_are_the_same_404(shopper: tuple[APIClient, st
         stranger.get(f"/api/carts/{cart_id}/events"),
         stranger.post(f"/api/carts/{cart_id}/items", {"sku": "COF-001", "quantity": 1}, format="json"),
         stranger.post(f"/api/carts/{cart_id}/checkout", {}, format="json"),
+        stranger.put(f"/api/carts/{cart_id}/items/COF-001", {"quantity": 5}, format="json"),
+        stranger.delete(f"/api/carts/{cart_id}/items/COF-001"),
+        stranger.get(f"/api/carts/{cart_id}?at_version=1"),
         client.get("/api/carts/00000000-0000-0000-0000-000000000000"),
-        client.delete(f"/api/carts/{cart_id}/items/KIT-001"),
+        client.post(
+            "/api/carts/00000000-0000-0000-0000-000000000000/items", {"sku": "COF-001", "quantity": 1}, format="json"
+        ),
+        client.get("/api/carts/not-a-uuid/events"),
     ):
-        assert_problem(response, 404)
+        assert assert_problem(response, 404)["detail"] == "This cart does not exist."
     assert log_snapshot() == before
 
 
