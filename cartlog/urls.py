@@ -22,6 +22,7 @@ api: list[URLPattern | URLResolver] = [
 urlpatterns = [
     path("api/", include(api)),
     path("staff/rebuilds/", include("rebuilds.urls")),
+    path("staff/analytics/", include("analytics.urls")),
     path("", include("shop.urls")),
 ]
 

@@ -2,6 +2,7 @@
 
 from datetime import UTC, date, datetime
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -39,7 +40,7 @@ def loaded(catalog: None) -> None:
     )  # fmt: skip
 
 
-def client(*, staff: bool) -> APIClient:
+def api_client(*, staff: bool) -> APIClient:
     api = APIClient()
     name = "staff" if staff else "shopper"
     user = User.objects.filter(username=name).first() or User.objects.create_user(name, password="x", is_staff=staff)
@@ -48,7 +49,7 @@ def client(*, staff: bool) -> APIClient:
 
 
 def test_the_summary_has_exactly_the_design_fields(loaded: None) -> None:
-    body = client(staff=False).get("/api/analytics/summary").json()
+    body = api_client(staff=False).get("/api/analytics/summary").json()
     assert body == {
         "carts_started": 4, "carts_with_items": 3, "carts_checked_out": 2, "conversion_rate": 0.5,
         "revenue": "40.00", "average_order_value": "20.00", "covers_position": 42,
@@ -57,7 +58,7 @@ def test_the_summary_has_exactly_the_design_fields(loaded: None) -> None:
 
 
 def test_before_any_run_the_summary_is_zeros_at_position_zero(db: None) -> None:
-    body = client(staff=False).get("/api/analytics/summary").json()
+    body = api_client(staff=False).get("/api/analytics/summary").json()
     assert (body["carts_started"], body["revenue"], body["covers_position"], body["computed_at"]) == (
         0,
         "0.00",
@@ -73,12 +74,12 @@ def test_a_new_run_replaces_every_view_whole(loaded: None) -> None:
 
 
 def test_detailed_views_are_for_staff_and_carry_freshness(loaded: None) -> None:
-    assert client(staff=False).get("/api/analytics/revenue").status_code == 403
+    assert api_client(staff=False).get("/api/analytics/revenue").status_code == 403
     assert APIClient().get("/api/analytics/summary").status_code == 401
-    rows = client(staff=True).get("/api/analytics/revenue").json()
+    rows = api_client(staff=True).get("/api/analytics/revenue").json()
     assert rows == [{"day": "2026-01-01", "orders": 2, "revenue": "40.00", "average_order_value": "20.00",
                      "covers_position": 42, "computed_at": "2026-03-01T12:00:00Z"}]  # fmt: skip
-    unknown = client(staff=True).get("/api/analytics/products", {"by": "price"})
+    unknown = api_client(staff=True).get("/api/analytics/products", {"by": "price"})
     assert unknown.status_code == 400 and unknown["Content-Type"] == "application/problem+json"
 
 
@@ -90,3 +91,14 @@ def test_also_bought_reads_the_recommendation_table_skipping_inactive_products(l
     product = APIClient().get("/api/products/COF-001").json()
     assert [item["sku"] for item in product["also_bought"]] == ["KIT-001"]
     assert queries.also_bought("KIT-001") == []
+
+
+def test_the_staff_page_shows_the_figures_and_vendored_charts(loaded: None, client: Any) -> None:
+    assert client.get("/staff/analytics/").status_code == 302  # to the login page
+    client.force_login(User.objects.create_user("shopper", password="x"))
+    assert client.get("/staff/analytics/").status_code == 403
+    client.force_login(User.objects.create_user("staff", password="x", is_staff=True))
+    page = client.get("/staff/analytics/").content.decode()
+    assert 'id="covers-position">42<' in page and "vendor/chart.umd.min.js" in page
+    assert '"revenue": [40.0]' in page  # the chart data
+    assert "<td>COF-001</td><td>OLD-001</td>" in page  # each SKU's top rule, as computed

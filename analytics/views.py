@@ -1,0 +1,71 @@
+"""The staff page /staff/analytics/: the Spark-built views as figures, charts and tables."""
+
+from typing import Any
+
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from . import models as views
+from . import queries
+
+
+def analytics_page(request: HttpRequest) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    if not request.user.is_staff:
+        raise PermissionDenied
+    page = {"summary": queries.summary(), "charts": chart_data(), "top": top_tables(), "recs": recommendations()}
+    return render(request, "analytics/analytics.html", page)
+
+
+def chart_data() -> dict[str, Any]:
+    """What the charts plot, as JSON-ready lists (the page embeds it with json_script)."""
+    funnel = list(views.FunnelDay.objects.all())
+    revenue = list(views.RevenueDay.objects.all())
+    hourly = list(views.HourlyActivity.objects.all())
+    sessions = list(views.SessionDay.objects.all())
+    checkout = list(views.CheckoutTime.objects.all())
+    return {
+        "funnel": {
+            "labels": [str(r.day) for r in funnel],
+            "started": [r.carts_started for r in funnel],
+            "with_items": [r.carts_with_items for r in funnel],
+            "checked_out": [r.carts_checked_out for r in funnel],
+            "conversion": [round(r.conversion_rate * 100, 1) for r in funnel],
+        },
+        "revenue": {
+            "labels": [str(r.day) for r in revenue],
+            "revenue": [float(r.revenue) for r in revenue],
+            "aov": [float(r.average_order_value) for r in revenue],
+        },
+        "checkout_time": {"labels": [r.label for r in checkout], "carts": [r.carts for r in checkout]},
+        "hourly": {
+            "labels": [r.window_start.strftime("%Y-%m-%d %H:00") for r in hourly],
+            "events": [r.events for r in hourly],
+            "checkouts": [r.checkouts for r in hourly],
+        },
+        "sessions": {
+            "labels": [str(r.day) for r in sessions],
+            "sessions": [r.sessions for r in sessions],
+            "with_checkout": [r.sessions_with_checkout for r in sessions],
+        },
+    }
+
+
+def top_tables() -> list[dict[str, Any]]:
+    titles = {"purchases": "Most purchased (units)", "adds": "Most added", "removed": "Most added then removed"}
+    field = queries.PRODUCT_RANKINGS
+    return [
+        {
+            "title": titles[by],
+            "rows": [(p.sku, p.name or "", getattr(p, field[by])) for p in queries.top_products(by, 5)],
+        }
+        for by in titles
+    ]
+
+
+def recommendations() -> list[views.Recommendation]:
+    """Each SKU's top recommendation, strongest first."""
+    return sorted((r for r in queries.recommendations() if r.rank == 1), key=lambda r: (-r.confidence, r.sku))[:15]

@@ -1,0 +1,27 @@
+// The staff analytics page's charts, drawn from the JSON the view embeds (#analytics-data).
+document.addEventListener("DOMContentLoaded", () => {
+  const data = JSON.parse(document.getElementById("analytics-data").textContent);
+  const draw = (id, type, labels, datasets, options = {}) =>
+    new Chart(document.getElementById(id), { type, data: { labels, datasets }, options });
+
+  draw("chart-funnel", "line", data.funnel.labels, [
+    { label: "started", data: data.funnel.started },
+    { label: "with items", data: data.funnel.with_items },
+    { label: "checked out", data: data.funnel.checked_out },
+  ]);
+  draw("chart-revenue", "bar", data.revenue.labels, [
+    { label: "revenue", data: data.revenue.revenue, yAxisID: "y" },
+    { label: "average order", data: data.revenue.aov, type: "line", yAxisID: "aov" },
+  ], { scales: { aov: { position: "right", grid: { drawOnChartArea: false } } } });
+  draw("chart-checkout-time", "bar", data.checkout_time.labels, [
+    { label: "carts", data: data.checkout_time.carts },
+  ]);
+  draw("chart-sessions", "bar", data.sessions.labels, [
+    { label: "sessions", data: data.sessions.sessions },
+    { label: "with a checkout", data: data.sessions.with_checkout },
+  ]);
+  draw("chart-hourly", "line", data.hourly.labels, [
+    { label: "cart events", data: data.hourly.events, pointRadius: 0 },
+    { label: "checkouts", data: data.hourly.checkouts, pointRadius: 0 },
+  ]);
+});
