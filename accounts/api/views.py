@@ -1,15 +1,13 @@
 """Sign-up and token login."""
 
-from django.contrib.auth import authenticate
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
-from rest_framework.authtoken.models import Token
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts import services
+from accounts import services, tokens
 from cartlog.problems import PROBLEM_JSON
 from cartlog.problems import problem as problem_body
 from cartlog.schema import location_header, problem
@@ -75,9 +73,8 @@ class TokenView(APIView):
     def post(self, request: Request) -> Response:
         serializer = CredentialsInput(data=request.data)
         serializer.is_valid(raise_exception=True)
-        user = authenticate(request._request, **serializer.validated_data)
-        if user is None:
+        token = tokens.issue_token(request._request, **serializer.validated_data)
+        if token is None:
             body = problem_body(400, "Invalid credentials", "The username or password is wrong.")
             return Response(body, status=400, content_type=PROBLEM_JSON)
-        token, _ = Token.objects.get_or_create(user=user)
-        return Response({"token": token.key})
+        return Response({"token": token})
