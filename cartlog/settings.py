@@ -142,7 +142,10 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "cartlog.schema.problem_json_for_errors"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "cartlog.schema.problem_json_for_errors",  # refusals are served as application/problem+json
+    ],
 }
 
 # --- The log and its consumers ------------------------------------------------
