@@ -1,6 +1,7 @@
 """The one SparkSession of a test run: small and quiet, shared by every Spark test (starting one costs seconds)."""
 
 import json
+import logging
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -13,6 +14,8 @@ from spark_jobs import common
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[SparkSession]:
+    # py4j logs "Closing down clientserver connection" from __del__ after pytest has closed its streams.
+    logging.getLogger("py4j").setLevel(logging.WARNING)
     session = common.spark_session(
         "cartlog-tests",
         "local[2]",
