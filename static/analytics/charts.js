@@ -23,5 +23,5 @@ document.addEventListener("DOMContentLoaded", () => {
   draw("chart-hourly", "line", data.hourly.labels, [
     { label: "cart events", data: data.hourly.events, pointRadius: 0 },
     { label: "checkouts", data: data.hourly.checkouts, pointRadius: 0 },
-  ]);
+  ], { aspectRatio: 4 });
 });
