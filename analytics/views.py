@@ -67,5 +67,7 @@ def top_tables() -> list[dict[str, Any]]:
 
 
 def recommendations() -> list[views.Recommendation]:
-    """Each SKU's top recommendation, strongest first."""
-    return sorted((r for r in queries.recommendations() if r.rank == 1), key=lambda r: (-r.confidence, r.sku))[:15]
+    """Each SKU's top recommendation, the ones with the most orders behind them first (a rule seen in one
+    order has confidence 1 and says little)."""
+    top = (r for r in queries.recommendations() if r.rank == 1)
+    return sorted(top, key=lambda r: (-r.support, -r.confidence, r.sku))[:15]
