@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 from analytics.pipeline import run_all
 from analytics.simulation.simulate import simulate
 from eventlog import store
+from tests.log_helpers import wait_until_readable
 from tests.spark_session import spark  # noqa: F401  (the one session-scoped SparkSession)
 
 pytestmark = [pytest.mark.postgres, pytest.mark.spark, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -36,6 +37,7 @@ def sql(query: str) -> list[tuple]:
 
 def test_simulated_shopping_reaches_the_api_with_the_log_figures(staff: APIClient, spark: SparkSession) -> None:  # noqa: F811
     simulate(carts=300, seed=11, days=5, start=date(2026, 3, 2))
+    wait_until_readable()  # the archive reads gap-safe: let other sessions' open transactions end
     result = run_all(spark=spark)
     assert result.covers_position == store.head_position()
 
