@@ -4,7 +4,9 @@ import re
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
+from analytics.models import Recommendation
 from projections.models import CartView
 from tests.claim_helpers import claim_consumers_running, eventually
 from tests.integration.shop_helpers import add, cart_row, line_form, log_in, log_in_new_user, sign_up
@@ -34,12 +36,23 @@ def test_product_page_has_price_quantity_and_add_button(client: Client) -> None:
     assert "Customers also bought" not in page  # no recommendations yet
 
 
-def test_customers_also_bought_appears_when_analytics_has_rows(client: Client, monkeypatch) -> None:
-    # The recommendation view belongs to analytics; here only its presence is the shop's business.
-    rows = [{"sku": "KIT-001", "name": "Dripper", "price": "24.00", "confidence": 0.5, "lift": 2, "support": 3}]
-    monkeypatch.setattr("analytics.queries.also_bought", lambda sku, limit=4: rows)
+def test_customers_also_bought_appears_when_the_recommendation_view_has_rows(client: Client) -> None:
+    # Rows as the Spark job loads them; an inactive recommendation is left out by analytics.queries.
+    for rank, recommended in enumerate(["KIT-001", "OLD-001"], start=1):
+        Recommendation.objects.create(
+            sku="COF-001",
+            rank=rank,
+            recommended_sku=recommended,
+            support=3,
+            confidence=0.5,
+            lift=2,
+            source="fp_growth",
+            computed_at=timezone.now(),
+            covers_position=0,
+        )
     page = client.get("/products/COF-001/").content.decode()
     assert "Customers also bought" in page and "/products/KIT-001/" in page
+    assert "/products/OLD-001/" not in page
 
 
 def test_unknown_product_is_the_designed_404(client: Client) -> None:
