@@ -6,12 +6,15 @@ and only an accepted claim lets `CheckedOut` carry the discount.
 
 from dataclasses import replace
 
+from django.utils import timezone
+
 from cartlog.problems import DomainError
 from catalog.models import Coupon
 from claims import services as claims
 
 from . import commands as c
-from . import errors, handler, services
+from . import handler, services
+from .decider import decide
 from .handler import Context, Outcome
 
 
@@ -80,10 +83,8 @@ def _checkout_with_one_time_coupon(context: Context, cart_id: str, discount: c.D
 
 
 def _check_can_check_out(context: Context, cart_id: str) -> None:
+    """The handler's own access check and the decider's own Checkout rules, run
+    dry (nothing is appended): one set of rules, not a copy of them here."""
     state = handler.load(cart_id)
-    if state.status == "new" or state.owner != context.actor:
-        raise errors.CartNotFoundError("This cart does not exist.")
-    if state.status == "checked_out":
-        raise errors.CartCheckedOutError("This cart has already been checked out; it can no longer change.")
-    if not state.lines:
-        raise errors.EmptyCartError("Your cart is empty; add something before checking out.")
+    handler.check_access(state, context.actor)
+    decide(state, c.Checkout(cart_id=cart_id, at=timezone.now(), order_id="dry-run"))

@@ -83,7 +83,7 @@ def _handle_once(command: c.CartCommand, context: Context) -> Outcome:
         return Outcome(state=load(prior.cart_id, prior.version), replayed=True)
     state = load(command.cart_id)
     if not isinstance(command, c.StartCart):
-        _check_access(state, context.actor)
+        check_access(state, context.actor)
     if context.expected_version is not None and context.expected_version != state.version:
         raise errors.StaleVersionError(
             f"The cart is at version {state.version}, not {context.expected_version}; reload it and try again."
@@ -99,7 +99,7 @@ def _handle_once(command: c.CartCommand, context: Context) -> Outcome:
     return Outcome(state=new_state, events=recorded)
 
 
-def _check_access(state: CartState, actor: str) -> None:
+def check_access(state: CartState, actor: str) -> None:
     # Someone else's cart is answered exactly like a missing one: no existence leak.
     if state.status == "new" or state.owner != actor:
         raise errors.CartNotFoundError("This cart does not exist.")

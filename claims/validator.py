@@ -8,7 +8,6 @@ transaction as its state and checkpoint. A claim that is no longer pending
 """
 
 from collections.abc import Sequence
-from datetime import datetime
 from uuid import uuid4
 
 from eventlog.records import NewEvent, RecordedEvent
@@ -39,7 +38,7 @@ def as_new_event(decision: ClaimEvent, cause: RecordedEvent) -> NewEvent:
         type=decision.TYPE,
         data=decision.to_data(),
         # The decision happens "when" the claim was made: event time stays deterministic on replay.
-        occurred_at=cause.occurred_at if isinstance(cause.occurred_at, datetime) else cause.recorded_at,
+        occurred_at=cause.occurred_at,
         metadata={
             "command_id": str(uuid4()),
             "correlation_id": cause.metadata.get("correlation_id") or str(cause.event_id),

@@ -8,7 +8,6 @@ event at least once, never zero times, and drop repeats (consumers/kafka_transpo
 
 import logging
 import threading
-import time
 from collections.abc import Sequence
 
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
@@ -134,4 +133,3 @@ def run_forever(stop: threading.Event) -> None:
         except Exception:
             log.exception("relay crashed; restarting in 2s")
             stop.wait(2.0)
-            time.sleep(0)

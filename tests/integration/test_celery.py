@@ -13,7 +13,6 @@ import pyarrow.dataset as ds
 import pytest
 from celery import Celery
 from django.conf import settings as django_settings
-from django.db import connection
 
 from analytics.archive import archive_position
 from analytics.tasks import archive_events, run_analytics
@@ -21,6 +20,7 @@ from cartlog.celery import app as celery_app
 from carts import services
 from carts.handler import Context
 from eventlog import store
+from tests.processes import database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -86,10 +86,9 @@ def test_a_worker_on_redis_archives_the_database_it_is_pointed_at(catalog: None,
 
 
 def start_worker(queue: str, *, archive: Path, var: Path) -> subprocess.Popen[str]:
-    db = connection.settings_dict
     env = {
         **os.environ,
-        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "DATABASE_URL": database_url(),
         "CELERY_BROKER_URL": REDIS,
         "CELERY_RESULT_BACKEND": REDIS,
         "EVENT_ARCHIVE_PATH": str(archive),

@@ -25,16 +25,10 @@ from consumers.transports import TableTransport
 from eventlog import store
 from eventlog.models import Event
 from tests.log_helpers import wait_until_readable
+from tests.processes import database_url
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 DECISIONS = ("ClaimAccepted", "ClaimRejected")
-
-
-def database_url() -> str:
-    db = connection.settings_dict
-    if connection.vendor == "sqlite":
-        return f"sqlite:///{db['NAME']}"
-    return f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
 def start_validator() -> subprocess.Popen[bytes]:

@@ -19,6 +19,7 @@ from eventlog.models import Event
 from relay import config
 from tests.kafka_broker import Broker
 from tests.kafka_helpers import events_by_key, read_topic, relay_checkpoint, relay_everything
+from tests.processes import database_url
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -54,11 +55,6 @@ def test_every_appended_event_reaches_its_topic_in_per_key_order_with_headers(ca
     assert set(headers) == {"event_id", "type", "schema_version"}
     assert {m.key().decode() for m in messages} == set(Event.objects.values_list("stream_id", flat=True))
     assert_every_event_in_kafka_in_per_key_order()
-
-
-def database_url() -> str:
-    db = connection.settings_dict
-    return f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
 def start_relay_process() -> subprocess.Popen[bytes]:

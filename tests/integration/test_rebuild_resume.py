@@ -21,17 +21,11 @@ from projections import cart_view
 from rebuilds import service, shadow
 from rebuilds.models import RebuildRun
 from rebuilds.runs import RebuildBusyError
+from tests.processes import database_url
 
 from .rebuild_support import rows, shop
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def database_url() -> str:
-    db = connection.settings_dict
-    if connection.vendor == "postgresql":
-        return f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-    return f"sqlite:///{db['NAME']}"
 
 
 def start_rebuild(name: str) -> subprocess.Popen[bytes]:

@@ -9,22 +9,15 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.db import connection
 
 from carts import services
 from carts.handler import Context
 from consumers.models import Heartbeat
 from projections.models import OrderHistory
 from tests.kafka_broker import Broker
+from tests.processes import database_url
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-
-
-def database_url() -> str:
-    db = connection.settings_dict
-    if connection.vendor == "sqlite":
-        return f"sqlite:///{db['NAME']}"
-    return f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
 def place_an_order() -> str:
