@@ -13,8 +13,11 @@ from django.contrib.auth import get_user_model
 
 from claims.services import ClaimTicket, release
 from eventlog.records import RecordedEvent
+from kernel.principal import Principal
 
 from .models import PendingSignUp
+
+ACTOR = str(Principal.process("account-creator"))
 
 NAME = "account_creator"
 
@@ -53,7 +56,7 @@ def _username_from(stream_id: str) -> str:
 
 def _release(claim_id: str, stream_id: str, reason: str) -> None:
     ticket = ClaimTicket(claim_id=claim_id, kind="username", key=_username_from(stream_id), stream_id=stream_id)
-    release(ticket, reason, actor="account-creator")
+    release(ticket, reason, actor=ACTOR)
 
 
 def consumers() -> list[AccountCreator]:

@@ -14,21 +14,17 @@ from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 
-from cartlog.problems import DomainError
-from carts.services import principal_for_user
 from claims import services as claims
+from kernel.errors import InvalidInputError
+from kernel.principal import Principal
 
 from .models import PendingSignUp
 
 
-class SignUpError(DomainError):
-    """The username or password is not acceptable (HTTP 400)."""
+class SignUpError(InvalidInputError):
+    """The username or password is not acceptable."""
 
     title = "Invalid sign-up"
-
-    def __init__(self, detail: str, field: str) -> None:
-        super().__init__(detail)
-        self.field = field
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,9 +35,9 @@ class SignUpResult:
     detail: str = ""
 
 
-def principal(user: AbstractBaseUser) -> str:
-    """The actor string that owns this user's carts."""
-    return principal_for_user(int(user.pk))
+def principal(user: AbstractBaseUser) -> Principal:
+    """Who acts for this user: the owner of their carts."""
+    return Principal.user(int(user.pk))
 
 
 def validate(username: str, password: str) -> str:
@@ -71,7 +67,7 @@ def sign_up(username: str, password: str, *, wait_seconds: float | None = None) 
     username = validate(username, password)
     claim_id = str(uuid4())
     PendingSignUp.objects.create(claim_id=claim_id, username=username, password_hash=make_password(password))
-    claims.request("username", username, claimant=f"signup:{claim_id}", claim_id=claim_id)
+    claims.request("username", username, claimant=str(Principal.signup(claim_id)), claim_id=claim_id)
     deadline = time.monotonic() + (settings.CLAIM_WAIT_SECONDS if wait_seconds is None else wait_seconds)
     claim = claims.wait(claim_id, max(deadline - time.monotonic(), 0))
     if claim is not None and claim.status in ("rejected", "released"):

@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
+from kernel.principal import Principal
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.databases import ROOT, migrate_cartlog, recreate, url_for
@@ -106,7 +108,7 @@ def cart_events(rng: random.Random, products: list[tuple[str, Decimal]], n: int)
         commands.append(c.RemoveFromCart(cart_id=cart_id, at=at, sku=chosen[-1][0]))
     if rng.random() < 0.4:
         commands.append(c.Checkout(cart_id=cart_id, at=at, order_id=str(uuid4()), discount=None))
-    context = Context(actor=f"user:{n % 5000}")
+    context = Context(actor=Principal.parse(f"user:{n % 5000}"))
     for command in commands:
         events = decide(state, command)
         state = fold(state, events)

@@ -11,6 +11,7 @@ loop with the same producer settings sending the same messages, already
 serialized and in memory (no database).
 
 Latency: one AddToCart at a time through carts.services, then the clock runs
+from kernel.principal import Principal
 from its commit until the `product_activity` row of that SKU shows its
 position. Table transport: `run_consumers`' runner reading the event table.
 Kafka: the relay (`run_forever`, as `run_relay` runs it) and the runner on
@@ -260,8 +261,9 @@ def timed(samples: int, first_wait: float = 30) -> list[float]:
 
     from carts import services
     from carts.handler import Context
+    from kernel.principal import Principal
 
-    context, seconds, cart_id = Context(actor="user:bench"), [], ""
+    context, seconds, cart_id = Context(actor=Principal.parse("user:bench")), [], ""
     for i in range(samples):
         if i % 20 == 0:
             cart_id = services.start_cart(context).state.cart_id

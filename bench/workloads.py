@@ -10,6 +10,8 @@ from typing import Protocol
 from urllib.parse import urlsplit
 from uuid import uuid4
 
+from kernel.principal import Principal
+
 SKUS = ("COF-001", "KIT-002", "TEA-001")
 PRICES = {"COF-001": "12.50", "KIT-002": "5.00", "TEA-001": "9.50"}
 
@@ -48,7 +50,7 @@ class CartlogCommands:
         from carts.handler import Context
 
         self.services = services
-        self.context = Context(actor=f"user:{os.getpid()}")
+        self.context = Context(actor=Principal.parse(f"user:{os.getpid()}"))
 
     def session(self) -> int:
         cart_id = self.services.start_cart(self.context).state.cart_id

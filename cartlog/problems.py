@@ -1,7 +1,7 @@
 """Every API error as `application/problem+json` (RFC 9457), mapped in one place.
 
-Domain errors (carts.errors, and the errors of later modules registered in
-STATUS) map to HTTP statuses here and nowhere else. Unknown routes and server
+Domain errors (`kernel.errors` and its subclasses in every domain package) map
+to HTTP statuses here and nowhere else, by their kind. Unknown routes and server
 errors under /api/ get a problem document too; the web shop gets its pages.
 """
 
@@ -16,47 +16,28 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from carts import errors as cart_errors
+from kernel import errors as kinds
+from kernel.errors import DomainError
 
 log = logging.getLogger(__name__)
 PROBLEM_JSON = "application/problem+json"
 
-STATUS: dict[type[Exception], int] = {
-    cart_errors.InvalidQuantityError: 400,
-    cart_errors.UnknownProductError: 400,
-    cart_errors.InactiveProductError: 400,
-    cart_errors.ItemNotInCartError: 404,
-    cart_errors.CartNotFoundError: 404,
-    cart_errors.CartAlreadyExistsError: 409,
-    cart_errors.CartCheckedOutError: 409,
-    cart_errors.EmptyCartError: 409,
-    cart_errors.TooManyLinesError: 409,
-    cart_errors.ConcurrencyConflictError: 409,
-    cart_errors.StaleVersionError: 412,
-    cart_errors.IdempotencyKeyReusedError: 422,
+# The one place a kind of refusal becomes an HTTP status (most specific first).
+STATUS: dict[type[DomainError], int] = {
+    kinds.InvalidInputError: 400,
+    kinds.NotFoundError: 404,
+    kinds.ConflictError: 409,
+    kinds.PreconditionFailedError: 412,
+    kinds.UnprocessableError: 422,
+    kinds.UnavailableError: 503,
 }
 
 
-class DomainError(Exception):
-    """Base for the errors of other modules: each subclass states its HTTP `status`
-    beside its `title`, so the mapping still lives with the error, in one line."""
-
-    status = 400
-    title = "Request refused"
-    field: str | None = None
-
-    def __init__(self, detail: str) -> None:
-        super().__init__(detail)
-        self.detail = detail
-
-
-def status_for(error: Exception) -> int | None:
-    if isinstance(error, DomainError):
-        return error.status
+def status_for(error: DomainError) -> int:
     for cls in type(error).__mro__:
         if cls in STATUS:
             return STATUS[cls]
-    return None
+    return 400
 
 
 def slug(title: str) -> str:
@@ -75,14 +56,18 @@ def problem(status_code: int, title: str, detail: str, errors: dict[str, Any] | 
     return body
 
 
+def domain_problem(error: DomainError) -> Response:
+    code = status_for(error)
+    fields = {error.field: [error.detail]} if error.field else None
+    response = Response(problem(code, error.title, error.detail, fields), status=code, content_type=PROBLEM_JSON)
+    if isinstance(error, kinds.UnavailableError):
+        response["Retry-After"] = str(error.retry_after_seconds)
+    return response
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    code = status_for(exc)
-    if code is not None:
-        title = getattr(exc, "title", "Request refused")
-        detail = getattr(exc, "detail", str(exc))
-        field = getattr(exc, "field", None)
-        body = problem(code, title, detail, {field: [detail]} if field else None)
-        return Response(body, status=code, content_type=PROBLEM_JSON)
+    if isinstance(exc, DomainError):
+        return domain_problem(exc)
     if isinstance(exc, RequestDataTooBig):  # raised by Django while DRF reads the body
         body = problem(413, "Request too large", "The request body is larger than this API accepts.")
         return Response(body, status=413, content_type=PROBLEM_JSON)

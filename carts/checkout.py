@@ -8,9 +8,10 @@ from dataclasses import replace
 
 from django.utils import timezone
 
-from cartlog.problems import DomainError
 from catalog.models import Coupon
 from claims import services as claims
+from kernel.errors import ConflictError, InvalidInputError, UnavailableError
+from kernel.principal import Principal
 
 from . import commands as c
 from . import handler, services
@@ -18,26 +19,23 @@ from .decider import decide
 from .handler import Context, Outcome
 
 
-class CouponError(DomainError):
-    """The coupon does not exist or no longer applies (HTTP 400)."""
+class CouponError(InvalidInputError):
+    """The coupon does not exist or no longer applies."""
 
-    status = 400
     title = "Invalid coupon"
     field = "coupon"
 
 
-class CouponPendingError(DomainError):
-    """The claim validator has not decided the coupon's claim in time (HTTP 503)."""
+class CouponPendingError(UnavailableError):
+    """The claim validator has not decided the coupon's claim in time."""
 
-    status = 503
     title = "Coupon check pending"
     field = "coupon"
 
 
-class CouponUsedError(DomainError):
-    """A one-time coupon someone else's order already carries (HTTP 409)."""
+class CouponUsedError(ConflictError):
+    """A one-time coupon someone else's order already carries."""
 
-    status = 409
     title = "Coupon already used"
     field = "coupon"
 
@@ -68,7 +66,7 @@ def _checkout_with_one_time_coupon(context: Context, cart_id: str, discount: c.D
     out stays this cart's: the next checkout of the same cart reuses it.
     """
     _check_can_check_out(context, cart_id)
-    claimant = f"cart:{cart_id}"
+    claimant = str(Principal.cart(cart_id))
     ticket = claims.held_by("coupon", discount.code, claimant) or claims.request("coupon", discount.code, claimant)
     claim = claims.wait(ticket.claim_id)
     if claim is None or claim.status == "pending":
@@ -78,7 +76,7 @@ def _checkout_with_one_time_coupon(context: Context, cart_id: str, discount: c.D
     try:
         return services.checkout(replace(context, causation_id=ticket.claim_id), cart_id, discount)
     except Exception:
-        claims.release(ticket, "the checkout it was claimed for failed", actor=context.actor)
+        claims.release(ticket, "the checkout it was claimed for failed", actor=str(context.actor))
         raise
 
 

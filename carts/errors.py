@@ -1,69 +1,66 @@
-"""Why a cart command is refused. Each error says it in words a shopper understands;
-`cartlog.problems` maps each class to an HTTP status in one place.
+"""Why a cart command is refused. Each error says it in words a shopper understands,
+and is of one kind from `kernel.errors` (the web layer maps kinds to HTTP statuses).
 """
 
+from kernel import errors as kinds
 
-class CartError(Exception):
-    """A cart command was rejected; nothing was appended (invariant 8)."""
+
+class CartError(kinds.DomainError):
+    """A cart command was rejected; nothing was appended."""
 
     title = "Cart command rejected"
-    field: str | None = None
-
-    def __init__(self, detail: str) -> None:
-        super().__init__(detail)
-        self.detail = detail
 
 
-class InvalidQuantityError(CartError):
+class InvalidQuantityError(CartError, kinds.InvalidInputError):
     title = "Invalid quantity"
     field = "quantity"
 
 
-class UnknownProductError(CartError):
+class UnknownProductError(CartError, kinds.InvalidInputError):
     title = "Unknown product"
     field = "sku"
 
 
-class InactiveProductError(CartError):
+class InactiveProductError(CartError, kinds.InvalidInputError):
     title = "Product not available"
     field = "sku"
 
 
-class ItemNotInCartError(CartError):
+class ItemNotInCartError(CartError, kinds.NotFoundError):
     title = "Item not in cart"
 
 
-class TooManyLinesError(CartError):
+class TooManyLinesError(CartError, kinds.ConflictError):
     title = "Too many different products"
 
 
-class CartNotFoundError(CartError):
+class CartNotFoundError(CartError, kinds.NotFoundError):
     title = "Cart not found"
 
 
-class CartAlreadyExistsError(CartError):
+class CartAlreadyExistsError(CartError, kinds.ConflictError):
     title = "Cart already exists"
 
 
-class CartCheckedOutError(CartError):
+class CartCheckedOutError(CartError, kinds.ConflictError):
     title = "Cart already checked out"
 
 
-class EmptyCartError(CartError):
+class EmptyCartError(CartError, kinds.ConflictError):
     title = "Cart is empty"
 
 
-class StaleVersionError(CartError):
-    """If-Match named a version that is no longer current (HTTP 412)."""
+class StaleVersionError(CartError, kinds.PreconditionFailedError):
+    """If-Match named a version that is no longer current."""
 
     title = "Cart changed since you read it"
 
 
-class ConcurrencyConflictError(CartError):
-    """Retries ran out against concurrent writers (HTTP 409)."""
+class ConcurrencyConflictError(CartError, kinds.ConflictError):
+    """Retries ran out against concurrent writers."""
 
     title = "Cart is busy"
 
 
-class IdempotencyKeyReusedError(CartError):
+class IdempotencyKeyReusedError(CartError, kinds.UnprocessableError):
     title = "Idempotency-Key reused for a different request"

@@ -18,6 +18,7 @@ from django.db import IntegrityError, transaction
 from eventlog import store
 from eventlog.errors import WrongExpectedVersionError
 from eventlog.records import NewEvent, RecordedEvent
+from kernel.principal import Principal
 from projections import inline
 
 from . import commands as c
@@ -32,7 +33,7 @@ log = logging.getLogger(__name__)
 class Context:
     """Who sends a command and how: the actor, the command id, the version pinned."""
 
-    actor: str
+    actor: Principal
     idempotency_key: str | None = None
     expected_version: int | None = None
     correlation_id: str | None = None
@@ -99,9 +100,9 @@ def _handle_once(command: c.CartCommand, context: Context) -> Outcome:
     return Outcome(state=new_state, events=recorded)
 
 
-def check_access(state: CartState, actor: str) -> None:
+def check_access(state: CartState, actor: Principal) -> None:
     # Someone else's cart is answered exactly like a missing one: no existence leak.
-    if state.status == "new" or state.owner != actor:
+    if state.status == "new" or state.owner != str(actor):
         raise errors.CartNotFoundError("This cart does not exist.")
 
 
@@ -114,7 +115,7 @@ def _to_log(
         "command": type(command).__name__,
         "correlation_id": context.correlation_id or command_id,
         "causation_id": context.causation_id,
-        "actor": context.actor,
+        "actor": str(context.actor),
     }
     return [
         NewEvent(

@@ -12,13 +12,16 @@ from uuid import uuid4
 from django.utils import timezone
 
 from catalog.queries import product_snapshot
+from kernel.principal import Principal
 
 from . import commands as c
 from .handler import Context, Outcome, handle
 
 
 def start_cart(context: Context, cart_id: str | None = None, *, at: datetime | None = None) -> Outcome:
-    return handle(c.StartCart(cart_id=cart_id or str(uuid4()), at=at or timezone.now(), owner=context.actor), context)
+    return handle(
+        c.StartCart(cart_id=cart_id or str(uuid4()), at=at or timezone.now(), owner=str(context.actor)), context
+    )
 
 
 def add_to_cart(context: Context, cart_id: str, sku: str, quantity: int, *, at: datetime | None = None) -> Outcome:
@@ -36,9 +39,9 @@ def remove_from_cart(context: Context, cart_id: str, sku: str, *, at: datetime |
     return handle(c.RemoveFromCart(cart_id=cart_id, at=at or timezone.now(), sku=sku), context)
 
 
-def change_owner(context: Context, cart_id: str, new_owner: str) -> Outcome:
+def change_owner(context: Context, cart_id: str, new_owner: Principal) -> Outcome:
     """Move an anonymous visitor's cart to the account they just signed in with."""
-    return handle(c.ChangeCartOwner(cart_id=cart_id, at=timezone.now(), new_owner=new_owner), context)
+    return handle(c.ChangeCartOwner(cart_id=cart_id, at=timezone.now(), new_owner=str(new_owner)), context)
 
 
 def checkout(
@@ -46,7 +49,3 @@ def checkout(
 ) -> Outcome:
     command = c.Checkout(cart_id=cart_id, at=at or timezone.now(), order_id=str(uuid4()), discount=discount)
     return handle(command, context)
-
-
-def principal_for_user(user_id: int) -> str:
-    return f"user:{user_id}"

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from django.http import HttpRequest
 
-from cartlog.problems import DomainError
 from carts import errors, services
 from carts.handler import Context, Outcome
+from kernel.errors import DomainError
 from projections.models import CartView
 
 from . import current
@@ -51,7 +51,7 @@ def attempt(action: Callable[[], Outcome], cart_id: str | None = None) -> Outcom
         return Refusal(message=ALREADY_CHECKED_OUT, kind="checked_out")
     except errors.CartNotFoundError:
         return Refusal(message="That cart is not yours or no longer exists. Here is your current cart.", kind="missing")
-    except (errors.CartError, DomainError) as error:
+    except DomainError as error:
         return Refusal(message=error.detail, kind="invalid", field=error.field)
 
 

@@ -10,32 +10,33 @@ import secrets
 from django.http import HttpRequest
 
 from accounts.services import principal
+from kernel.principal import Principal
 from projections.models import CartView
 
 ANON_TOKEN = "shop_anon_token"
 CART_ID = "shop_cart_id"
 
 
-def actor(request: HttpRequest) -> str:
+def actor(request: HttpRequest) -> Principal:
     if request.user.is_authenticated:
         return principal(request.user)
     return anonymous_actor(request)
 
 
-def anonymous_actor(request: HttpRequest) -> str:
+def anonymous_actor(request: HttpRequest) -> Principal:
     token = request.session.get(ANON_TOKEN)
     if not token:
         token = secrets.token_urlsafe(18)
         request.session[ANON_TOKEN] = token
-    return f"anon:{token}"
+    return Principal.visitor(token)
 
 
-def _known_actor(request: HttpRequest) -> str | None:
+def _known_actor(request: HttpRequest) -> Principal | None:
     """The actor without minting a token: merely looking at a page sets no cookie."""
     if request.user.is_authenticated:
         return principal(request.user)
     token = request.session.get(ANON_TOKEN)
-    return f"anon:{token}" if token else None
+    return Principal.visitor(token) if token else None
 
 
 def current_cart(request: HttpRequest) -> CartView | None:
@@ -45,11 +46,11 @@ def current_cart(request: HttpRequest) -> CartView | None:
         return None
     cart_id = request.session.get(CART_ID)
     if cart_id:
-        row = CartView.objects.filter(cart_id=cart_id, owner=owner, status="open").first()
+        row = CartView.objects.filter(cart_id=cart_id, owner=str(owner), status="open").first()
         if row is not None:
             return row
     if request.user.is_authenticated:
-        row = CartView.objects.filter(owner=owner, status="open").order_by("-updated_at").first()
+        row = CartView.objects.filter(owner=str(owner), status="open").order_by("-updated_at").first()
         if row is not None:
             request.session[CART_ID] = row.cart_id
             return row

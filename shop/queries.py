@@ -14,6 +14,7 @@ from accounts.services import principal
 from analytics import queries as analytics_queries
 from catalog.models import Product
 from catalog.queries import product_names
+from kernel.principal import Principal
 from projections.models import CartView, OrderHistory
 
 
@@ -71,7 +72,7 @@ def my_orders(user: AbstractBaseUser) -> list[ShownOrder]:
 
     It is built by a consumer, so an order placed a moment ago may take a poll
     interval to appear here (the confirmation page reads the cart itself)."""
-    rows = OrderHistory.objects.filter(account=principal(user)).order_by("-placed_at")
+    rows = OrderHistory.objects.filter(account=str(principal(user))).order_by("-placed_at")
     return [
         ShownOrder(
             cart_id=row.cart_id,
@@ -84,10 +85,12 @@ def my_orders(user: AbstractBaseUser) -> list[ShownOrder]:
     ]
 
 
-def owned_cart(owner: str, cart_id: str) -> CartView | None:
-    return CartView.objects.filter(cart_id=cart_id, owner=owner).first()
+def owned_cart(owner: Principal, cart_id: str) -> CartView | None:
+    return CartView.objects.filter(cart_id=cart_id, owner=str(owner)).first()
 
 
-def other_open_carts(owner: str, except_cart_id: str | None) -> list[CartView]:
-    rows = CartView.objects.filter(owner=owner, status="open", item_count__gt=0).exclude(cart_id=except_cart_id or "")
+def other_open_carts(owner: Principal, except_cart_id: str | None) -> list[CartView]:
+    rows = CartView.objects.filter(owner=str(owner), status="open", item_count__gt=0).exclude(
+        cart_id=except_cart_id or ""
+    )
     return list(rows.order_by("-updated_at"))

@@ -17,8 +17,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cartlog.problems import DomainError
 from cartlog.schema import problem
+from kernel.errors import InvalidInputError
 
 from .. import models as views
 from .. import queries
@@ -57,8 +57,7 @@ RecommendationOutput = _rows(views.Recommendation, "sku", "rank", "recommended_s
                              "source")  # fmt: skip
 
 
-class UnknownRankingError(DomainError):
-    status = 400
+class UnknownRankingError(InvalidInputError):
     title = "Unknown ranking"
 
 

@@ -12,6 +12,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 
+from kernel.principal import Principal
+
 from .shopper import Action, Association, Session, shop
 
 # Relative traffic per hour of the day (UTC): quiet nights, a lunch bump, busy evenings.
@@ -86,7 +88,7 @@ def interleave(sessions: Sequence[Session]) -> Iterator[tuple[Session, Action]]:
 def _session(settings: PlanSettings, number: int, day: date, shoppers: int, popularity: list[float]) -> Session:
     rng = random.Random(f"{settings.seed}:{number}")
     opens = _session_start(rng, day)
-    owner = f"anon:sim-{rng.randrange(shoppers)}"
+    owner = Principal.visitor(f"sim-{rng.randrange(shoppers)}")
     return shop(
         rng, number=number, owner=owner, opens=opens, skus=settings.skus, weights=popularity,
         coupons=settings.coupons, associations=settings.associations,

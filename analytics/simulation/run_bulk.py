@@ -23,6 +23,7 @@ from carts.errors import CartError
 from carts.handler import Context, _to_log, stream_id
 from eventlog import store
 from eventlog.records import NewEvent, RecordedEvent
+from kernel.principal import Principal
 from projections import inline
 
 from .run_commands import Tally
@@ -104,10 +105,12 @@ def _decide_session(session: Session, products: Mapping[str, c.ProductSnapshot])
     return cart_id, logged, rejected
 
 
-def command_for(cart_id: str, owner: str, action: Action, products: Mapping[str, c.ProductSnapshot]) -> c.CartCommand:
+def command_for(
+    cart_id: str, owner: Principal, action: Action, products: Mapping[str, c.ProductSnapshot]
+) -> c.CartCommand:
     at = action.at
     if action.kind == "start":
-        return c.StartCart(cart_id=cart_id, at=at, owner=owner)
+        return c.StartCart(cart_id=cart_id, at=at, owner=str(owner))
     if action.kind == "add":
         return c.AddToCart(
             cart_id=cart_id, at=at, sku=action.sku, quantity=action.quantity, product=products.get(action.sku)

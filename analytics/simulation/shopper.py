@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from kernel.principal import Principal
+
 P_EMPTY = 0.12  # starts a cart, adds nothing (the top of the funnel)
 P_ANOTHER_PRODUCT = 0.55  # after each product, browses on to one more
 MAX_PRODUCTS = 8
@@ -54,7 +56,7 @@ class Action:
 @dataclass(frozen=True, kw_only=True)
 class Session:
     number: int  # the cart's number in the simulation, 0..carts-1
-    owner: str
+    owner: Principal
     actions: tuple[Action, ...]
 
 
@@ -62,7 +64,7 @@ def shop(
     rng: random.Random,
     *,
     number: int,
-    owner: str,
+    owner: Principal,
     opens: datetime,
     skus: Sequence[str],
     weights: Sequence[float],

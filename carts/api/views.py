@@ -79,7 +79,7 @@ def cart_response(state: CartState, status: int = 200, headers: dict[str, str] |
 def own_cart(request: Request, cart_id: str) -> CartState:
     """The cart from the projection, if it exists and belongs to the caller."""
     found = cart_view.read(cart_id)
-    if found is None or found[0].owner != principal(request.user):  # type: ignore[arg-type]
+    if found is None or found[0].owner != str(principal(request.user)):  # type: ignore[arg-type]
         raise errors.CartNotFoundError("This cart does not exist.")
     return found[0]
 

@@ -12,13 +12,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from analytics.queries import also_bought
-from cartlog.problems import DomainError
 from cartlog.schema import problem
 from catalog.models import Product
+from kernel.errors import NotFoundError
 
 
-class ProductNotFoundError(DomainError):
-    status = 404
+class ProductNotFoundError(NotFoundError):
     title = "Product not found"
 
 

@@ -7,13 +7,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cartlog.problems import DomainError
 from cartlog.schema import problem
 from claims.services import find
+from kernel.errors import NotFoundError
 
 
-class ClaimNotFoundError(DomainError):
-    status = 404
+class ClaimNotFoundError(NotFoundError):
     title = "Claim not found"
 
 

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET
 from carts import handler
 from claims import queries as claim_queries
 from eventlog import store
+from kernel.principal import Principal
 
 from .. import current, queries
 
@@ -47,7 +48,7 @@ def history(request: HttpRequest, cart_id: str) -> HttpResponse:
         # A one-time coupon is claimed on its own stream; show that story beside the cart's.
         "claim_events": [
             {"event": e, "data": json.dumps(e.data, indent=1, sort_keys=True)}
-            for e in claim_queries.events_for_claimant(f"cart:{cart_id}")
+            for e in claim_queries.events_for_claimant(str(Principal.cart(cart_id)))
         ],
     }
     return render(request, "shop/history.html", page)

@@ -9,6 +9,7 @@ from carts.handler import Context
 from consumers import runner
 from consumers.base import ProjectionConsumer
 from consumers.transports import TableTransport
+from kernel.principal import Principal
 from projections import product_activity
 from tests.e2e.api_helpers import assert_problem, client_for
 from tests.log_helpers import wait_until_readable
@@ -17,7 +18,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_staff_see_checkpoints_heads_and_lag_and_others_are_refused(catalog: None) -> None:
-    context = Context(actor="user:1")
+    context = Context(actor=Principal.parse("user:1"))
     cart_id = services.start_cart(context).state.cart_id
     services.add_to_cart(context, cart_id, "COF-001", 1)
     assert_problem(client_for("shopper").get("/api/projections"), 403)

@@ -16,6 +16,7 @@ from consumers import registry as consumer_registry
 from consumers import runner
 from consumers.transports import TableTransport
 from eventlog import store
+from kernel.principal import Principal
 
 
 def skus() -> list[str]:
@@ -26,7 +27,7 @@ def shop(carts: int, seed: int = 1) -> list[str]:
     """Run `carts` random shopping sessions; return the cart ids."""
     rng, catalog, ids = random.Random(seed), skus(), []
     for n in range(carts):
-        ids.append(session(rng, catalog, Context(actor=f"user:{n % 7}")))
+        ids.append(session(rng, catalog, Context(actor=Principal.parse(f"user:{n % 7}"))))
     return ids
 
 

@@ -26,6 +26,7 @@ from consumers import runner
 from consumers.transports import TableTransport
 from eventlog import store
 from eventlog.records import NewEvent
+from kernel.principal import Principal
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -40,7 +41,7 @@ def root(settings, tmp_path: Path) -> Path:
 
 def shop(carts: int, day: datetime = DAY, *, wait: bool = True) -> None:
     """`carts` carts of 3 to 4 events each, on the given day, readable when it returns (unless not `wait`)."""
-    context = Context(actor="anon:archive-test")
+    context = Context(actor=Principal.parse("anon:archive-test"))
     for n in range(carts):
         at = day + timedelta(minutes=n)
         cart_id = services.start_cart(context, at=at).state.cart_id

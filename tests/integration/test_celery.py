@@ -20,6 +20,7 @@ from cartlog.celery import app as celery_app
 from carts import services
 from carts.handler import Context
 from eventlog import store
+from kernel.principal import Principal
 from tests.processes import database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -28,7 +29,7 @@ REDIS = "redis://127.0.0.1:6379/14"  # a database of its own; the queue name is 
 
 
 def shop(carts: int) -> None:
-    context = Context(actor="anon:celery-test")
+    context = Context(actor=Principal.parse("anon:celery-test"))
     at = datetime(2026, 5, 1, 12, tzinfo=UTC)
     for n in range(carts):
         cart_id = services.start_cart(context, at=at).state.cart_id

@@ -12,11 +12,12 @@ from django.db import connections
 from carts import errors, services
 from carts.handler import Context, load
 from eventlog import store
+from kernel.principal import Principal
 from projections import cart_view
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
-OWNER = Context(actor="user:1")
+OWNER = Context(actor=Principal.parse("user:1"))
 
 
 def run_together(count: int, work: Callable[[int], None]) -> list[BaseException]:
@@ -80,13 +81,13 @@ def test_a_stale_if_match_is_refused(catalog: None) -> None:
     cart_id = services.start_cart(OWNER).state.cart_id
     services.add_to_cart(OWNER, cart_id, "COF-001", 1)  # now at version 2
     with pytest.raises(errors.StaleVersionError):
-        services.add_to_cart(Context(actor="user:1", expected_version=1), cart_id, "COF-001", 1)
+        services.add_to_cart(Context(actor=Principal.parse("user:1"), expected_version=1), cart_id, "COF-001", 1)
     assert store.stream_version(f"cart-{cart_id}") == 2
 
 
 def test_two_writers_pinning_the_same_version_one_wins_one_is_refused(catalog: None) -> None:
     cart_id = services.start_cart(OWNER).state.cart_id
-    pinned = Context(actor="user:1", expected_version=1)
+    pinned = Context(actor=Principal.parse("user:1"), expected_version=1)
     results: list[str] = []
 
     def add(index: int) -> None:

@@ -9,11 +9,12 @@ from django.db import connection, connections
 from carts import errors, services
 from carts.handler import Context, Outcome
 from eventlog import store
+from kernel.principal import Principal
 
-ALICE = "user:1"
+ALICE = Principal.user(1)
 
 
-def keyed(key: str, actor: str = ALICE) -> Context:
+def keyed(key: str, actor: Principal = ALICE) -> Context:
     return Context(actor=actor, idempotency_key=key)
 
 
@@ -65,7 +66,7 @@ def test_a_different_command_with_the_same_key_is_refused_and_appends_nothing(ca
 @pytest.mark.django_db
 def test_keys_belong_to_their_actor(cart: str) -> None:
     mine = services.start_cart(keyed("shared-key"))
-    theirs = services.start_cart(keyed("shared-key", actor="user:2"))
+    theirs = services.start_cart(keyed("shared-key", actor=Principal.parse("user:2")))
     assert mine.state.cart_id != theirs.state.cart_id
     assert not theirs.replayed
 

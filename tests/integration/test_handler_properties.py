@@ -17,10 +17,11 @@ from hypothesis import strategies as st
 from carts import errors, services
 from carts.decider import MAX_LINE_QUANTITY, CartState
 from carts.handler import Context, load
+from kernel.principal import Principal
 from projections import cart_view
 from tests.unit.test_decider_properties import Op, ops
 
-OWNER = Context(actor="user:1")
+OWNER = Context(actor=Principal.parse("user:1"))
 
 
 def log_fingerprint() -> tuple[int, int]:

@@ -10,9 +10,10 @@ from django.db import connection
 
 from carts import errors, services
 from carts.handler import Context
+from kernel.principal import Principal
 
-OWNER = Context(actor="user:1")
-STRANGER = Context(actor="user:2")
+OWNER = Context(actor=Principal.parse("user:1"))
+STRANGER = Context(actor=Principal.parse("user:2"))
 
 
 def database_trace() -> tuple[Any, ...]:
@@ -58,7 +59,9 @@ ON_AN_OPEN_CART: list[tuple[str, Send, type[errors.CartError]]] = [
     ("start it again", lambda cart: services.start_cart(OWNER, cart), errors.CartAlreadyExistsError),
     (
         "stale If-Match",
-        lambda cart: services.add_to_cart(Context(actor="user:1", expected_version=1), cart, "KIT-001", 1),
+        lambda cart: services.add_to_cart(
+            Context(actor=Principal.parse("user:1"), expected_version=1), cart, "KIT-001", 1
+        ),
         errors.StaleVersionError,
     ),
 ]
@@ -108,7 +111,7 @@ def test_a_checked_out_cart_refuses_every_change_and_keeps_its_log(checked_out_c
 
 @pytest.mark.django_db
 def test_a_rejected_command_with_an_idempotency_key_does_not_burn_the_key(open_cart: str) -> None:
-    keyed = Context(actor="user:1", idempotency_key="k-reject")
+    keyed = Context(actor=Principal.parse("user:1"), idempotency_key="k-reject")
     before = database_trace()
     with pytest.raises(errors.InvalidQuantityError):
         services.add_to_cart(keyed, open_cart, "KIT-001", 0)

@@ -16,6 +16,7 @@ from carts import services
 from carts.handler import Context
 from eventlog import store
 from eventlog.models import Event
+from kernel.principal import Principal
 from relay import config
 from tests.kafka_broker import Broker
 from tests.kafka_helpers import events_by_key, read_topic, relay_checkpoint, relay_everything
@@ -25,7 +26,7 @@ pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.django_db(tra
 
 
 def shop(carts: int, actor: str = "user:1", pause: float = 0.0) -> None:
-    context = Context(actor=actor)
+    context = Context(actor=Principal.parse(actor))
     for _ in range(carts):
         time.sleep(pause)
         cart_id = services.start_cart(context).state.cart_id

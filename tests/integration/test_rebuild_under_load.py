@@ -19,6 +19,7 @@ from consumers import registry as consumer_registry
 from consumers import runner
 from consumers.transports import TableTransport
 from eventlog import store
+from kernel.principal import Principal
 from projections import cart_view
 from rebuilds import service, shadow
 
@@ -43,7 +44,7 @@ class Writers:
         rng = random.Random(n)
         try:
             while not self.stop.is_set():
-                self.carts.append(session(rng, self.catalog, Context(actor=f"writer:{n}")))
+                self.carts.append(session(rng, self.catalog, Context(actor=Principal.parse(f"writer:{n}"))))
                 # A shopper thinks between carts; without it SQLite's busy wait (which is
                 # not a queue) can starve any other writer, a rebuild included.
                 self.stop.wait(0.02)

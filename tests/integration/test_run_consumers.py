@@ -13,6 +13,7 @@ from django.conf import settings
 from carts import services
 from carts.handler import Context
 from consumers.models import Heartbeat
+from kernel.principal import Principal
 from projections.models import OrderHistory
 from tests.kafka_broker import Broker
 from tests.processes import database_url
@@ -21,7 +22,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 def place_an_order() -> str:
-    context = Context(actor="user:7")
+    context = Context(actor=Principal.parse("user:7"))
     cart_id = services.start_cart(context).state.cart_id
     services.add_to_cart(context, cart_id, "COF-001", 1)
     return str(services.checkout(context, cart_id).state.order_id)
