@@ -7,8 +7,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from . import models as views
-from . import queries
+from . import models, queries
 
 
 def analytics_page(request: HttpRequest) -> HttpResponse:
@@ -22,11 +21,11 @@ def analytics_page(request: HttpRequest) -> HttpResponse:
 
 def chart_data() -> dict[str, Any]:
     """What the charts plot, as JSON-ready lists (the page embeds it with json_script)."""
-    funnel = list(views.FunnelDay.objects.all())
-    revenue = list(views.RevenueDay.objects.all())
-    hourly = list(views.HourlyActivity.objects.all())
-    sessions = list(views.SessionDay.objects.all())
-    checkout = list(views.CheckoutTime.objects.all())
+    funnel = list(models.FunnelDay.objects.all())
+    revenue = list(models.RevenueDay.objects.all())
+    hourly = list(models.HourlyActivity.objects.all())
+    sessions = list(models.SessionDay.objects.all())
+    checkout = list(models.CheckoutTime.objects.all())
     return {
         "funnel": {
             "labels": [str(r.day) for r in funnel],
@@ -66,7 +65,7 @@ def top_tables() -> list[dict[str, Any]]:
     ]
 
 
-def recommendations() -> list[views.Recommendation]:
+def recommendations() -> list[models.Recommendation]:
     """Each SKU's top recommendation, the ones with the most orders behind them first (a rule seen in one
     order has confidence 1 and says little)."""
     top = (r for r in queries.recommendations() if r.rank == 1)

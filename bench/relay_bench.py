@@ -165,7 +165,7 @@ def producer_rate() -> float:
 
     from eventlog import store
     from relay import config
-    from relay.messages import to_message
+    from relay.contract import to_message
 
     fresh_topics("plain")
     messages = [(config.topic(e.category), *to_message(e)) for batch in store.iter_all(0, 5000) for e in batch]

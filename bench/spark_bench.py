@@ -131,8 +131,8 @@ def measure_archiver(events: int) -> str:
 
     django.setup()
     from analytics.archive import archive
-    from analytics.simulation.simulate import simulate
     from eventlog import store
+    from simulator.simulate import simulate
 
     with tempfile.TemporaryDirectory(prefix="cartlog-archiver-bench-") as folder:
         settings.EVENT_ARCHIVE_PATH = folder

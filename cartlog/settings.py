@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "claims",
     "relay",
     "analytics",
+    "simulator",
     "shop",
     "rebuilds",
 ]
@@ -130,8 +131,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["cartlog.parsers.JSONParser"],
-    "EXCEPTION_HANDLER": "cartlog.problems.exception_handler",
+    "DEFAULT_PARSER_CLASSES": ["api.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "api.problems.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
@@ -144,7 +145,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "cartlog.schema.problem_json_for_errors",  # refusals are served as application/problem+json
+        "api.schema.problem_json_for_errors",  # refusals are served as application/problem+json
     ],
 }
 

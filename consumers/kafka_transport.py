@@ -15,7 +15,7 @@ from django.conf import settings
 
 from eventlog.records import RecordedEvent
 from relay import config
-from relay.messages import from_message
+from relay.contract import from_message
 from relay.topics import ensure_topics
 
 from .models import KafkaProgress

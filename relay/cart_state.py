@@ -6,18 +6,16 @@ of the cart's stream up to the newest event in the batch (what `?at_version=`
 shows), so it is deterministic and never older than what was published before.
 """
 
-import json
 from collections.abc import Sequence
 
 from confluent_kafka import KafkaError, Message, Producer
 from django.conf import settings
-from django.core.serializers.json import DjangoJSONEncoder
 
-from carts.api.serializers import cart_data
 from carts.handler import load
+from catalog.queries import product_names
 from eventlog.records import RecordedEvent
 
-from . import config
+from . import config, contract
 
 NAME = "cart_state_publisher"
 
@@ -44,7 +42,8 @@ class CartStatePublisher:
                 failures.append(str(error))
 
         for cart_id, version in newest.items():
-            value = json.dumps(cart_data(load(cart_id, version)), cls=DjangoJSONEncoder)
+            state = load(cart_id, version)
+            value = contract.cart_state(state, product_names([line.sku for line in state.lines]))
             self.producer.produce(config.topic(config.CART_STATE), key=cart_id, value=value, on_delivery=on_delivery)
         if self.producer.flush(30.0) > 0 or failures:
             raise PublishError(f"cart state not confirmed: {failures[:3]}")

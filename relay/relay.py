@@ -20,7 +20,7 @@ from eventlog import store
 from eventlog.records import RecordedEvent
 
 from . import config
-from .messages import to_message
+from .contract import to_message
 from .topics import ensure_topics
 
 log = logging.getLogger(__name__)

@@ -47,7 +47,7 @@ def read_topic(topic: str, timeout: float = 10) -> list[Any]:
 
 
 def events_by_key(topic: str) -> dict[str, list[int]]:
-    from relay.messages import from_message
+    from relay.contract import from_message
 
     versions: dict[str, list[int]] = defaultdict(list)
     for message in read_topic(topic):

@@ -217,7 +217,7 @@ def test_a_crash_in_a_view_is_a_500_problem_that_reveals_nothing(
 def test_a_crash_outside_drf_under_api_is_a_500_problem_and_elsewhere_a_page() -> None:
     from django.test import RequestFactory
 
-    from cartlog.problems import server_error
+    from api.problems import server_error
 
     api = server_error(RequestFactory().get("/api/carts"))
     assert (api.status_code, api["Content-Type"]) == (500, "application/problem+json")

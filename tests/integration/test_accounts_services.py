@@ -5,7 +5,7 @@ from django.contrib.auth import get_user_model
 
 from accounts import services
 from accounts.models import PendingSignUp
-from cartlog.problems import status_for
+from api.problems import status_for
 from tests.e2e.api_helpers import log_snapshot
 
 

@@ -10,8 +10,8 @@ from django.core.management import call_command
 from pyspark.sql import SparkSession
 
 from analytics import models as views
-from analytics.simulation.simulate import simulate
 from eventlog import store
+from simulator.simulate import simulate
 from tests.log_helpers import wait_until_readable
 from tests.spark_session import spark  # noqa: F401  (the one session-scoped SparkSession)
 

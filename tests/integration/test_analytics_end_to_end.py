@@ -13,8 +13,8 @@ from pyspark.sql import SparkSession
 from rest_framework.test import APIClient
 
 from analytics.pipeline import run_all
-from analytics.simulation.simulate import simulate
 from eventlog import store
+from simulator.simulate import simulate
 from tests.log_helpers import wait_until_readable
 from tests.spark_session import spark  # noqa: F401  (the one session-scoped SparkSession)
 

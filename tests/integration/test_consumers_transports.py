@@ -105,7 +105,7 @@ def test_both_transports_give_identical_projections_and_kafka_duplicates_change_
 def test_the_compacted_cart_state_topic_holds_the_latest_state_of_each_cart(catalog: None, kafka: Broker) -> None:
     import json
 
-    from carts.api.serializers import cart_data
+    from api.cart_serializers import cart_data
     from carts.handler import load
     from relay.cart_state import CartStatePublisher
     from relay.topics import ensure_topics

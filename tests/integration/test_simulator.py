@@ -12,12 +12,12 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db.models import Count, Sum
 
-from analytics.simulation.simulate import simulate
 from carts.decider import fold_recorded, initial_state
 from eventlog import store
 from eventlog.records import RecordedEvent
 from projections import cart_view
 from projections.models import CartView
+from simulator.simulate import simulate
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

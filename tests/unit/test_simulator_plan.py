@@ -5,11 +5,11 @@ from decimal import Decimal
 
 import pytest
 
-from analytics.simulation.plan import PlanSettings, carts_per_day, default_associations, interleave, plan_days
-from analytics.simulation.run_bulk import command_for
-from analytics.simulation.shopper import Association, Session
 from carts.commands import ProductSnapshot
 from carts.decider import decide, fold, initial_state
+from simulator.plan import PlanSettings, carts_per_day, default_associations, interleave, plan_days
+from simulator.run_bulk import command_for
+from simulator.shopper import Association, Session
 
 SKUS = (*(f"SKU-{n:03d}" for n in range(30)), "BOK-001", "BOK-006", "KIT-001", "KIT-002")
 

@@ -7,7 +7,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cartlog.schema import problem
+from api.schema import problem
 from projections.status import overview
 
 

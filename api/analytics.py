@@ -17,11 +17,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cartlog.schema import problem
+from analytics import models, queries
+from api.schema import problem
 from kernel.errors import InvalidInputError
-
-from .. import models as views
-from .. import queries
 
 NOT_LOGGED_IN = problem("Not logged in")
 NOT_STAFF = problem("Not staff")
@@ -39,21 +37,21 @@ class SummaryOutput(serializers.Serializer):
     computed_at = serializers.DateTimeField(allow_null=True, help_text="when the views were loaded")
 
 
-def _rows(model: type[views.SparkView], *fields: str) -> type[serializers.ModelSerializer]:
+def _rows(model: type[models.SparkView], *fields: str) -> type[serializers.ModelSerializer]:
     meta = type("Meta", (), {"model": model, "fields": (*fields, *FRESHNESS)})
     return type(f"{model.__name__}Output", (serializers.ModelSerializer,), {"Meta": meta})
 
 
-FunnelOutput = _rows(views.FunnelDay, "day", "carts_started", "carts_with_items", "carts_checked_out",
+FunnelOutput = _rows(models.FunnelDay, "day", "carts_started", "carts_with_items", "carts_checked_out",
                      "conversion_rate", "abandonment_rate")  # fmt: skip
-RevenueOutput = _rows(views.RevenueDay, "day", "orders", "revenue", "average_order_value")
-ProductOutput = _rows(views.ProductActivity, "sku", "name", "category", "adds", "purchased_quantity", "orders",
+RevenueOutput = _rows(models.RevenueDay, "day", "orders", "revenue", "average_order_value")
+ProductOutput = _rows(models.ProductActivity, "sku", "name", "category", "adds", "purchased_quantity", "orders",
                       "added_then_removed")  # fmt: skip
-CheckoutTimeOutput = _rows(views.CheckoutTime, "bucket", "label", "lower_seconds", "upper_seconds", "carts")
-HourlyOutput = _rows(views.HourlyActivity, "window_start", "events", "carts", "adds", "checkouts")
-SessionOutput = _rows(views.SessionDay, "day", "sessions", "average_seconds", "average_events",
+CheckoutTimeOutput = _rows(models.CheckoutTime, "bucket", "label", "lower_seconds", "upper_seconds", "carts")
+HourlyOutput = _rows(models.HourlyActivity, "window_start", "events", "carts", "adds", "checkouts")
+SessionOutput = _rows(models.SessionDay, "day", "sessions", "average_seconds", "average_events",
                       "sessions_with_checkout")  # fmt: skip
-RecommendationOutput = _rows(views.Recommendation, "sku", "rank", "recommended_sku", "support", "confidence", "lift",
+RecommendationOutput = _rows(models.Recommendation, "sku", "rank", "recommended_sku", "support", "confidence", "lift",
                              "source")  # fmt: skip
 
 
@@ -74,7 +72,7 @@ class SummaryView(APIView):
 
 
 def _list_view(
-    model: type[views.SparkView], output: type[serializers.ModelSerializer], operation: str, text: str
+    model: type[models.SparkView], output: type[serializers.ModelSerializer], operation: str, text: str
 ) -> type[APIView]:
     class RowsView(APIView):
         permission_classes = [IsAdminUser]
@@ -91,15 +89,15 @@ def _list_view(
     return RowsView
 
 
-FunnelView = _list_view(views.FunnelDay, FunnelOutput, "analytics_funnel",
+FunnelView = _list_view(models.FunnelDay, FunnelOutput, "analytics_funnel",
                         "Carts started, with items, checked out per day started; conversion, abandonment")  # fmt: skip
-RevenueView = _list_view(views.RevenueDay, RevenueOutput, "analytics_revenue",
+RevenueView = _list_view(models.RevenueDay, RevenueOutput, "analytics_revenue",
                          "Orders, revenue and average order value per checkout day")  # fmt: skip
-CheckoutTimeView = _list_view(views.CheckoutTime, CheckoutTimeOutput, "analytics_checkout_time",
+CheckoutTimeView = _list_view(models.CheckoutTime, CheckoutTimeOutput, "analytics_checkout_time",
                               "Checked-out carts by time from first add to checkout")  # fmt: skip
-HourlyView = _list_view(views.HourlyActivity, HourlyOutput, "analytics_hourly",
+HourlyView = _list_view(models.HourlyActivity, HourlyOutput, "analytics_hourly",
                         "Cart events, carts, adds and checkouts per hour (tumbling windows)")  # fmt: skip
-SessionsView = _list_view(views.SessionDay, SessionOutput, "analytics_sessions",
+SessionsView = _list_view(models.SessionDay, SessionOutput, "analytics_sessions",
                           "Shopping sessions (session windows, 30-minute gap) per day")  # fmt: skip
 
 

@@ -8,9 +8,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import services, tokens
-from cartlog.problems import PROBLEM_JSON
-from cartlog.problems import problem as problem_body
-from cartlog.schema import location_header, problem
+from api.problems import PROBLEM_JSON
+from api.problems import problem as problem_body
+from api.schema import location_header, problem
 
 
 class CredentialsInput(serializers.Serializer):

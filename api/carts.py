@@ -12,14 +12,22 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.services import principal
-from cartlog.schema import ETAG, IDEMPOTENCY_KEY, IF_MATCH, location_header, problem
+from api.schema import ETAG, IDEMPOTENCY_KEY, IF_MATCH, location_header, problem
 from carts import checkout, errors, handler, services
 from carts.decider import CartState
 from carts.handler import Context, Outcome
 from eventlog import store
 from projections import cart_view
 
-from .serializers import AddItemInput, CartOutput, CheckoutInput, EventOutput, OrderOutput, QuantityInput, cart_data
+from .cart_serializers import (
+    AddItemInput,
+    CartOutput,
+    CheckoutInput,
+    EventOutput,
+    OrderOutput,
+    QuantityInput,
+    cart_data,
+)
 
 NOT_AUTHENTICATED = problem("No valid token or session")
 BAD_HEADER = problem("A malformed If-Match or Idempotency-Key header")
@@ -84,7 +92,7 @@ def own_cart(request: Request, cart_id: str) -> CartState:
     return found[0]
 
 
-class CartsView(APIView):
+class StartCartView(APIView):
     @extend_schema(
         operation_id="start_cart",
         summary="Start a cart (StartCart)",
@@ -98,7 +106,7 @@ class CartsView(APIView):
         return cart_response(outcome.state, status=201, headers={"Location": location})
 
 
-class CartView(APIView):
+class GetCartView(APIView):
     @extend_schema(
         operation_id="get_cart",
         summary="A cart: current state from cart_view, or replayed to a version",
@@ -128,7 +136,7 @@ class CartEventsView(APIView):
         return Response(EventOutput([e.__dict__ for e in events], many=True).data)
 
 
-class CartItemsView(APIView):
+class AddToCartView(APIView):
     @extend_schema(
         operation_id="add_to_cart",
         summary="Add to the cart (AddToCart); adds to an existing line",
@@ -142,7 +150,7 @@ class CartItemsView(APIView):
         return cart_response(outcome.state)
 
 
-class CartItemView(APIView):
+class UpdateCartQuantityView(APIView):
     @extend_schema(
         operation_id="update_cart_quantity",
         summary="Set a line's quantity (UpdateCartQuantity); 0 removes it",
@@ -155,6 +163,8 @@ class CartItemView(APIView):
         outcome = services.update_quantity(context_for(request), cart_id, sku, data["quantity"])
         return cart_response(outcome.state)
 
+
+class RemoveFromCartView(APIView):
     @extend_schema(
         operation_id="remove_from_cart",
         summary="Remove a line (RemoveFromCart)",
@@ -165,6 +175,10 @@ class CartItemView(APIView):
     def delete(self, request: Request, cart_id: str, sku: str) -> Response:
         outcome = services.remove_from_cart(context_for(request), cart_id, sku)
         return cart_response(outcome.state)
+
+
+class CartLineView(UpdateCartQuantityView, RemoveFromCartView):
+    """`/carts/<id>/items/<sku>` takes two commands: PUT sets the quantity, DELETE removes the line."""
 
 
 class CheckoutView(APIView):

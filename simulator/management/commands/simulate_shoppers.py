@@ -6,8 +6,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from analytics.simulation.shopper import Association
-from analytics.simulation.simulate import simulate
+from simulator.shopper import Association
+from simulator.simulate import simulate
 
 
 class Command(BaseCommand):

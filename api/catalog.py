@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from analytics.queries import also_bought
-from cartlog.schema import problem
+from api.schema import problem
 from catalog.models import Product
 from kernel.errors import NotFoundError
 

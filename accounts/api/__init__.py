@@ -1,1 +1,0 @@
-"""HTTP API of accounts."""

@@ -1,5 +1,0 @@
-from django.urls import path
-
-from . import views
-
-urlpatterns = [path("projections", views.ProjectionsView.as_view(), name="projections")]

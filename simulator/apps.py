@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class SimulatorConfig(AppConfig):
+    name = "simulator"
+    verbose_name = "Shopper simulator"
