@@ -1,4 +1,4 @@
-"""The archiver as a consumer of `run_consumers` (registered in consumers/registry.py).
+"""The archiver as a consumer of `run_consumers` (installed by cartlog/bootstrap.py).
 
 A delivered batch is only a signal of how far the log has grown: the archive
 is a prefix of the log *by position*, which Kafka's per-key order cannot give,
@@ -19,7 +19,7 @@ from django.conf import settings
 from eventlog.records import RecordedEvent
 
 from . import archive_files as files
-from .archive import archive, archive_root
+from .archive import archive, archive_position, archive_root
 
 MIN_EVENTS = 5_000
 MAX_DELAY = timedelta(minutes=5)
@@ -36,6 +36,10 @@ class ArchiveConsumer:
         through = max(event.position for event in events)
         if _due(files.read_checkpoint(archive_root()), through):
             archive(through=through)
+
+    def position(self) -> int:
+        """The archive keeps its own checkpoint beside its files (not a Checkpoint row)."""
+        return archive_position()
 
 
 def _due(checkpoint: files.Checkpoint, through: int) -> bool:

@@ -8,7 +8,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.schema import problem
-from projections.status import overview
+from consumers import status
+from projections import registry as projections
+from rebuilds.status import summary as rebuild_summary
 
 
 class ProjectionStatusOutput(serializers.Serializer):
@@ -33,3 +35,11 @@ class ProjectionsView(APIView):
     )
     def get(self, request: Request) -> Response:
         return Response(ProjectionStatusOutput(overview(), many=True).data)
+
+
+def overview() -> list[dict[str, object]]:
+    """The consumers' status with each projection's rebuild state beside it."""
+    inline = [p.NAME for p in projections.inline()]
+    rows = status.overview(inline, [p.NAME for p in projections.asynchronous()])
+    rebuilds = rebuild_summary()
+    return [{**row, "rebuild": rebuilds.get(row["name"])} for row in rows]

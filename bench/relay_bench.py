@@ -129,7 +129,7 @@ def fresh_topics(label: str) -> None:
 
 
 def set_checkpoint(name: str, position: int) -> None:
-    from projections.models import Checkpoint
+    from consumers.models import Checkpoint
 
     Checkpoint.objects.update_or_create(name=name, defaults={"position": position})
 
@@ -212,8 +212,7 @@ def quicker_kafka_consumers() -> Iterator[None]:
     """
     from confluent_kafka import Consumer
 
-    from consumers import kafka_transport
-    from relay import config
+    from relay import config, kafka_transport
 
     class PollFirst(Consumer):
         def consume(self, num_messages: int = 1, timeout: float = -1) -> list[Any]:  # type: ignore[override]

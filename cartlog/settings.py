@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "simulator",
     "shop",
     "rebuilds",
+    "cartlog",  # last: its ready() wires the others (cartlog/bootstrap.py)
 ]
 
 MIDDLEWARE = [

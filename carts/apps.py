@@ -3,8 +3,3 @@ from django.apps import AppConfig
 
 class CartsConfig(AppConfig):
     name = "carts"
-
-    def ready(self) -> None:
-        from cartlog import bootstrap
-
-        bootstrap.register_event_types()

@@ -1,18 +1,50 @@
-"""Checkpoints: how far each consumer has read, moved only together with its work."""
+"""Positions: how far each consumer has read the log, moved only together with its work.
+
+The one owner of "where a reader stands". A consumer on the table transport
+keeps a `Checkpoint` row; on Kafka it keeps a `KafkaProgress` row per
+partition (everything up to the lowest is surely applied); a consumer that
+keeps its position elsewhere (the archiver: beside its files) says so by
+having a `position()` method (`KeepsOwnPosition`).
+"""
+
+from typing import Protocol, runtime_checkable
 
 from django.db import connection
 from django.utils import timezone
 
-from projections.models import Checkpoint
+from .models import Checkpoint, KafkaProgress
 
 
 class CheckpointMovedError(Exception):
     """Another runner advanced this checkpoint under us; our batch was rolled back."""
 
 
+@runtime_checkable
+class KeepsOwnPosition(Protocol):
+    def position(self) -> int: ...
+
+
 def position(name: str) -> int:
     checkpoint, _ = Checkpoint.objects.get_or_create(name=name)
     return checkpoint.position
+
+
+def read_position(name: str) -> int:
+    """Like `position`, without creating the row (for reports)."""
+    found = Checkpoint.objects.filter(name=name).values_list("position", flat=True).first()
+    return found or 0
+
+
+def kafka_position(name: str) -> int:
+    positions = list(KafkaProgress.objects.filter(consumer=name).values_list("position", flat=True))
+    return min(positions) if positions else 0
+
+
+def position_of(consumer: object, name: str, transport: str) -> int:
+    """Where `name` stands on `transport`, asking the consumer first if it keeps its own."""
+    if isinstance(consumer, KeepsOwnPosition):
+        return consumer.position()
+    return kafka_position(name) if transport == "kafka" else read_position(name)
 
 
 def advance(name: str, from_position: int, to_position: int) -> None:

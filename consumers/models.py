@@ -1,10 +1,28 @@
-"""Leases: at most one runner per consumer name on the table transport.
+"""Where consumers stand (checkpoints, Kafka progress) and who runs them (leases, heartbeats).
+
+Leases: at most one runner per consumer name on the table transport.
 
 PostgreSQL uses a session advisory lock instead (it dies with its process);
 SQLite has none, so a lease row with an expiry stands in, renewed every batch.
 """
 
 from django.db import models
+
+
+class Checkpoint(models.Model):
+    """How far a consumer has read the log; written in the same transaction as its work.
+
+    The table keeps the name it was born with (`projection_checkpoint`): the
+    model moved here from `projections` when checkpoints got one owner.
+    """
+
+    name = models.CharField(max_length=100, primary_key=True)
+    position = models.BigIntegerField(default=0)
+    projection_version = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "projection_checkpoint"
 
 
 class Lease(models.Model):

@@ -1,13 +1,12 @@
-"""Every consumer `run_consumers` runs, and the transport it reads from.
+"""Which consumers this process runs, and the transports they can read from.
 
-Each area adds the dotted path of a factory (a function returning consumers)
-to FACTORIES with one line: async projections, the claim validator, the
-archiver. The Kafka relay is not a consumer of this kind (it reads the table
-and produces to Kafka); `run_consumers` starts it beside them when Kafka is set.
+The composition root (`cartlog/bootstrap.py`) installs both when Django
+starts. This module imports none of the packages that define consumers (they
+sit in higher layers: claims, accounts, analytics, relay), so the layers stay
+one-way: they are handed in, not looked up.
 """
 
-from collections.abc import Callable
-from importlib import import_module
+from collections.abc import Callable, Mapping, Sequence
 
 from django.conf import settings
 
@@ -16,37 +15,44 @@ from projections import registry as projections
 from .base import Consumer, ProjectionConsumer
 from .transports import TableTransport, Transport
 
-FACTORIES: list[str] = [
-    "consumers.registry.projection_consumers",
-    "analytics.archive_consumer.consumers",
-    "claims.validator.consumers",
-    "accounts.account_creator.consumers",
-    "relay.cart_state.consumers",
-]
+ConsumerFactory = Callable[[], Sequence[Consumer]]
+TransportFactory = Callable[[], Transport]
+
+_factories: list[ConsumerFactory] = []
+_transports: dict[str, TransportFactory] = {"table": TableTransport}
+# Processes that are not consumers but keep a checkpoint the status shows (the relay).
+_processes: list[str] = []
 
 
-def projection_consumers() -> list[Consumer]:
-    return [ProjectionConsumer(projection) for projection in projections.asynchronous()]
+def install(
+    factories: Sequence[ConsumerFactory],
+    transports: Mapping[str, TransportFactory],
+    processes: Sequence[str] = (),
+) -> None:
+    _factories[:] = factories
+    _transports.update(transports)
+    _processes[:] = processes
 
 
 def all_consumers() -> list[Consumer]:
-    consumers: list[Consumer] = []
-    for path in FACTORIES:
-        module_name, _, attribute = path.rpartition(".")
-        factory: Callable[[], list[Consumer]] = getattr(import_module(module_name), attribute)
-        consumers.extend(factory())
-    return consumers
+    return [consumer for factory in _factories for consumer in factory()]
+
+
+def processes() -> list[str]:
+    return list(_processes)
 
 
 def default_transport() -> str:
     return "kafka" if settings.KAFKA_BOOTSTRAP_SERVERS else "table"
 
 
-def transport_factory(kind: str) -> Callable[[], Transport]:
-    if kind == "table":
-        return TableTransport
-    if kind == "kafka":
-        module = import_module("consumers.kafka_transport")
-        factory: Callable[[], Transport] = module.KafkaTransport
-        return factory
-    raise ValueError(f"unknown transport {kind!r} (table or kafka)")
+def transport_factory(kind: str) -> TransportFactory:
+    try:
+        return _transports[kind]
+    except KeyError:
+        raise ValueError(f"unknown transport {kind!r} ({' or '.join(sorted(_transports))})") from None
+
+
+def projection_consumers() -> list[Consumer]:
+    """Every async projection, run as a consumer."""
+    return [ProjectionConsumer(projection) for projection in projections.asynchronous()]

@@ -6,7 +6,7 @@ progress commit together) and `after_commit()` for anything outside the
 database (e.g. a Kafka offset commit, which is only an optimisation then).
 
 `TableTransport` reads the event table by position: the embedded default, no
-Kafka needed. The Kafka transport lives in consumers/kafka_transport.py.
+Kafka needed. The Kafka transport lives in relay/kafka_transport.py.
 """
 
 from collections.abc import Callable, Sequence

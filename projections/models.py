@@ -29,18 +29,6 @@ class CartView(models.Model):
         db_table = "projection_cart_view"
 
 
-class Checkpoint(models.Model):
-    """How far a consumer has read the log; written in the same transaction as its view rows."""
-
-    name = models.CharField(max_length=100, primary_key=True)
-    position = models.BigIntegerField(default=0)
-    projection_version = models.PositiveIntegerField(default=0)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        db_table = "projection_checkpoint"
-
-
 class ProductActivity(models.Model):
     """`product_activity`: what shoppers did with each SKU, counted from every cart event."""
 

@@ -22,10 +22,10 @@ from typing import Any
 
 from django.db import connection, transaction
 
+from consumers.models import Checkpoint
 from eventlog import store
 from eventlog.records import RecordedEvent
 from projections import registry
-from projections.models import Checkpoint
 
 from . import runs, shadow, verify, versions
 from .models import RebuildRun

@@ -9,8 +9,8 @@ adopts the code's VERSION rather than rebuilding every view on a fresh install.
 
 from typing import Any
 
+from consumers.models import Checkpoint
 from projections import registry
-from projections.models import Checkpoint
 
 from .models import ProjectionVersion, RebuildRun
 

@@ -3,7 +3,7 @@
 The checkpoint moves only over the longest run of events whose delivery the
 broker confirmed (acks=all), in the same order they were read. After a crash
 or an outage, everything after the checkpoint is sent again: consumers see an
-event at least once, never zero times, and drop repeats (consumers/kafka_transport.py).
+event at least once, never zero times, and drop repeats (relay/kafka_transport.py).
 """
 
 import logging

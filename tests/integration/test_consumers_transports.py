@@ -6,13 +6,12 @@ from django.db import connection
 from consumers import runner
 from consumers.base import ProjectionConsumer
 from consumers.checkpoints import CheckpointMovedError
-from consumers.kafka_transport import KafkaTransport
-from consumers.models import KafkaProgress
+from consumers.models import Checkpoint, KafkaProgress
 from consumers.transports import TableTransport
 from eventlog import store
 from projections import order_history, product_activity
-from projections.models import Checkpoint
 from relay import config
+from relay.kafka_transport import KafkaTransport
 from tests.integration.test_kafka_relay import shop
 from tests.kafka_broker import Broker
 from tests.kafka_helpers import drain_until, read_topic, relay_everything

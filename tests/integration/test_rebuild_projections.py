@@ -10,8 +10,8 @@ from collections.abc import Iterator
 import pytest
 from django.core.management import call_command
 
+from consumers.models import Checkpoint
 from projections import registry
-from projections.models import Checkpoint
 from rebuilds import service, shadow
 from rebuilds.models import ProjectionVersion, RebuildRun
 

@@ -15,9 +15,9 @@ from django.core.management import call_command
 from carts.handler import load
 from consumers import registry as consumer_registry
 from consumers import runner
+from consumers.models import Checkpoint
 from consumers.transports import TableTransport
 from projections import cart_view
-from projections.models import Checkpoint
 from rebuilds import shadow, versioned, versions
 from rebuilds.models import RebuildRun
 

@@ -13,13 +13,13 @@ from collections.abc import Sequence
 from confluent_kafka import Consumer, Message, TopicPartition
 from django.conf import settings
 
+from consumers.models import KafkaProgress
+from consumers.transports import Batch
 from eventlog.records import RecordedEvent
-from relay import config
-from relay.contract import from_message
-from relay.topics import ensure_topics
 
-from .models import KafkaProgress
-from .transports import Batch
+from . import config
+from .contract import from_message
+from .topics import ensure_topics
 
 log = logging.getLogger(__name__)
 
