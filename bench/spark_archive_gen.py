@@ -24,7 +24,7 @@ SCHEMA = pa.schema(
         ("occurred_at", pa.timestamp("us", tz="UTC")), ("recorded_at", pa.timestamp("us", tz="UTC")),
     ]
 )  # fmt: skip
-CATEGORIES = ("BOK", "KIT", "COF", "OUT")
+CATEGORIES: tuple[str, ...] = ("BOK", "KIT", "COF", "OUT")
 SKUS = [f"{c}-{n:03d}" for c in CATEGORIES for n in range(1, 11)]
 PRICES = {sku: 5 + (i * 7) % 60 for i, sku in enumerate(SKUS)}
 PLANTED = {"BOK-001": ("BOK-006", 0.7), "KIT-001": ("KIT-002", 0.6)}

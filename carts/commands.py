@@ -6,16 +6,8 @@ product as the catalog knows it now, a fresh order id.
 
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import Decimal
 
-
-@dataclass(frozen=True, kw_only=True)
-class ProductSnapshot:
-    """The catalog's view of a product at the moment of the command."""
-
-    sku: str
-    price: Decimal
-    active: bool
+from catalog.snapshot import ProductSnapshot
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -4,9 +4,8 @@ from decimal import Decimal
 
 from django.db import connection
 
-from carts.commands import ProductSnapshot
-
 from .models import Product
+from .snapshot import ProductSnapshot
 
 CENT = Decimal("0.01")  # Product.price has two decimal places
 

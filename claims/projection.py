@@ -17,7 +17,7 @@ NAME = "claims"
 VERSION = 1
 TABLE = "projection_claims"
 KEY = "claim_id"
-CATEGORIES = ("claim",)
+CATEGORIES: tuple[str, ...] = ("claim",)
 
 
 def apply(events: Sequence[RecordedEvent], table: str = TABLE, *, using: str = "default") -> None:

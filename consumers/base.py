@@ -7,9 +7,10 @@ Events at or below the checkpoint never reach it: redelivery changes nothing.
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from eventlog.records import RecordedEvent
+from projections.registry import Projection
 
 
 class Consumer(Protocol):
@@ -26,9 +27,9 @@ class Consumer(Protocol):
 
 @dataclass(frozen=True)
 class ProjectionConsumer:
-    """Runs a projection module (NAME, VERSION, TABLE, CATEGORIES, apply) as a consumer."""
+    """Runs an async projection (`projections.registry.Projection`) as a consumer."""
 
-    projection: Any
+    projection: Projection
 
     @property
     def name(self) -> str:

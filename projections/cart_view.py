@@ -22,7 +22,7 @@ NAME = "cart_view"
 VERSION = 1
 TABLE = "projection_cart_view"
 KEY = "cart_id"
-CATEGORIES = ("cart",)
+CATEGORIES: tuple[str, ...] = ("cart",)
 
 COLUMNS = (
     "cart_id", "owner", "status", "lines", "item_count", "subtotal", "discount", "total",

@@ -19,7 +19,7 @@ NAME = "order_history"
 VERSION = 1
 TABLE = "projection_order_history"
 KEY = "order_id"
-CATEGORIES = ("cart",)
+CATEGORIES: tuple[str, ...] = ("cart",)
 
 COLUMNS = (
     "order_id", "account", "cart_id", "lines", "subtotal", "discount", "total", "coupon", "placed_at", "position",

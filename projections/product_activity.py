@@ -18,7 +18,7 @@ NAME = "product_activity"
 VERSION = 1
 TABLE = "projection_product_activity"
 KEY = "sku"
-CATEGORIES = ("cart",)
+CATEGORIES: tuple[str, ...] = ("cart",)
 
 COUNTERS = ("times_added", "times_removed", "times_raised", "times_lowered", "times_bought", "units_sold", "revenue")
 

@@ -1,6 +1,6 @@
-"""Every projection by name: what it reads, where it writes, and its code version.
+"""Every projection by name, with its lifecycle: the one list the runner and rebuilds use.
 
-A projection is a module (or object) with:
+A projection is a module that satisfies `Projection`:
 
 - NAME: stable name ("cart_view"); VERSION: bumped when its code changes its rows;
 - TABLE: the one live table it writes; KEY: that table's primary-key column;
@@ -9,16 +9,30 @@ A projection is a module (or object) with:
 
 `apply` must be deterministic (no clock, no randomness: times come from the
 events) and work on an empty table of any name with the live table's schema,
-because a rebuild runs the very same function into a shadow table. Inline
-projections run inside the command's transaction; async ones run in a consumer
-(`run_consumers`), which commits their rows with the checkpoint.
+because a rebuild runs the very same function into a shadow table.
+
+Lifecycles:
+- INLINE: applied in the command's own transaction, right after the append
+  (`InlineProjection.apply` also takes the states the handler already folded);
+- ASYNC: run by a consumer (`run_consumers`), its rows committed with its checkpoint;
+- CONSUMER_STATE: the private state of a consumer that writes it itself, in step
+  with its own decisions (the claim validator); listed so it can be verified and rebuilt.
 """
 
-from collections.abc import Sequence
-from types import ModuleType
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
 from typing import Any, Protocol
 
+from claims import projection as claims
 from eventlog.records import RecordedEvent
+
+from . import cart_view, order_history, product_activity
+
+
+class Lifecycle(StrEnum):
+    INLINE = "inline"
+    ASYNC = "async"
+    CONSUMER_STATE = "consumer state"
 
 
 class Projection(Protocol):
@@ -31,40 +45,47 @@ class Projection(Protocol):
     def apply(self, events: Sequence[RecordedEvent], table: str = ..., *, using: str = ...) -> None: ...
 
 
-def inline() -> list[Any]:
-    from . import cart_view
-
-    return [cart_view]
-
-
-def asynchronous() -> list[Any]:
-    """Projections run by consumers; later modules add themselves to ASYNC_MODULES."""
-    import importlib
-
-    return [importlib.import_module(name) for name in ASYNC_MODULES]
+class InlineProjection(Projection, Protocol):
+    def apply(
+        self,
+        events: Sequence[RecordedEvent],
+        table: str = ...,
+        *,
+        using: str = ...,
+        prior: Mapping[str, Any] | None = ...,
+    ) -> None: ...
 
 
-# Dotted module names of async projections, in the order they are listed to operators.
-ASYNC_MODULES: list[str] = ["projections.product_activity", "projections.order_history"]
+INLINE: list[InlineProjection] = [cart_view]
+ASYNC: list[Projection] = [product_activity, order_history]  # in the order operators see them
+CONSUMER_STATE: list[Projection] = [claims]
 
 
-# Projections that are the private state of a consumer, written by that consumer
-# only (it must read them in step with its own decisions, so they never run as a
-# consumer of their own); listed here so they can be verified and rebuilt.
-CONSUMER_STATE_MODULES: list[str] = ["claims.projection"]
+def inline() -> list[InlineProjection]:
+    return list(INLINE)
 
 
-def consumer_state() -> list[Any]:
-    import importlib
-
-    return [importlib.import_module(name) for name in CONSUMER_STATE_MODULES]
+def asynchronous() -> list[Projection]:
+    return list(ASYNC)
 
 
-def all_projections() -> list[Any]:
+def consumer_state() -> list[Projection]:
+    return list(CONSUMER_STATE)
+
+
+def all_projections() -> list[Projection]:
     return [*inline(), *asynchronous(), *consumer_state()]
 
 
-def get(name: str) -> ModuleType | Any:
+def lifecycle(projection: Projection) -> Lifecycle:
+    if projection.NAME in {p.NAME for p in INLINE}:
+        return Lifecycle.INLINE
+    if projection.NAME in {p.NAME for p in ASYNC}:
+        return Lifecycle.ASYNC
+    return Lifecycle.CONSUMER_STATE
+
+
+def get(name: str) -> Projection:
     for projection in all_projections():
         if name == projection.NAME:
             return projection

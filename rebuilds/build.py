@@ -10,11 +10,11 @@ the last few events are taken under the swap's lock (rebuilds.finish).
 
 import threading
 import time
-from typing import Any
 
 from django.db import transaction
 
 from eventlog import store
+from projections.registry import Projection
 
 from . import runs
 from .models import RebuildRun
@@ -26,7 +26,7 @@ PASSES = 3  # aims at the head; then the lock takes the rest
 
 def catch_up(
     run: RebuildRun,
-    projection: Any,
+    projection: Projection,
     batch_size: int,
     progress: Progress,
     stop: threading.Event | None = None,
@@ -52,7 +52,7 @@ def catch_up(
 
 def _pass(
     run: RebuildRun,
-    projection: Any,
+    projection: Projection,
     reader: Reader,
     progress: Progress,
     stop: threading.Event | None,
@@ -74,7 +74,7 @@ def _pass(
     return True
 
 
-def _batch(run: RebuildRun, projection: Any, reader: Reader, started: float, done_before: int) -> bool:
+def _batch(run: RebuildRun, projection: Projection, reader: Reader, started: float, done_before: int) -> bool:
     """One batch into the shadow, with the run's checkpoint, in one transaction."""
     events = reader.read(run.position)
     if not events:

@@ -18,7 +18,6 @@ docs/adr/0005-rebuilding-projections.md):
 """
 
 from importlib import import_module
-from typing import Any
 
 from django.db import connection, transaction
 
@@ -26,6 +25,7 @@ from consumers.models import Checkpoint
 from eventlog import store
 from eventlog.records import RecordedEvent
 from projections import registry
+from projections.registry import Projection
 
 from . import runs, shadow, verify, versions
 from .models import RebuildRun
@@ -33,11 +33,11 @@ from .models import RebuildRun
 SLOW_LOCK: int = import_module("eventlog.migrations.0003_append_function").SLOW_LOCK
 
 
-def is_inline(projection: Any) -> bool:
+def is_inline(projection: Projection) -> bool:
     return projection.NAME in {p.NAME for p in registry.inline()}
 
 
-def swap(run: RebuildRun, projection: Any) -> int:
+def swap(run: RebuildRun, projection: Projection) -> int:
     """Take the last events into the shadow and put it live; return the position it holds."""
     with transaction.atomic():
         _hold_writers(projection, mode="ACCESS EXCLUSIVE")
@@ -51,7 +51,7 @@ def swap(run: RebuildRun, projection: Any) -> int:
     return position
 
 
-def compare(run: RebuildRun, projection: Any) -> list[verify.RowDifference]:
+def compare(run: RebuildRun, projection: Projection) -> list[verify.RowDifference]:
     """Bring the shadow and the live view to the same position, then compare them row by row."""
     with transaction.atomic():
         _hold_writers(projection, mode="SHARE ROW EXCLUSIVE")
@@ -69,7 +69,7 @@ def compare(run: RebuildRun, projection: Any) -> list[verify.RowDifference]:
     return differences
 
 
-def _hold_writers(projection: Any, *, mode: str) -> None:
+def _hold_writers(projection: Projection, *, mode: str) -> None:
     """Until this transaction ends, nothing else writes the live table (see the module doc)."""
     if connection.vendor != "postgresql":
         return  # BEGIN IMMEDIATE (settings) holds SQLite's one write lock already
@@ -80,7 +80,7 @@ def _hold_writers(projection: Any, *, mode: str) -> None:
             cursor.execute(f'LOCK TABLE "{projection.TABLE}" IN {mode} MODE')
 
 
-def _read_rest(after: int, projection: Any) -> list[RecordedEvent]:
+def _read_rest(after: int, projection: Projection) -> list[RecordedEvent]:
     """Everything left after `after`; runs before this transaction's first write (store.read_all)."""
     events: list[RecordedEvent] = []
     paused = is_inline(projection)
@@ -90,7 +90,7 @@ def _read_rest(after: int, projection: Any) -> list[RecordedEvent]:
     return events
 
 
-def _apply(projection: Any, events: list[RecordedEvent], after: int, table: str) -> int:
+def _apply(projection: Projection, events: list[RecordedEvent], after: int, table: str) -> int:
     fresh = [event for event in events if event.position > after]
     for start in range(0, len(fresh), 1000):
         projection.apply(fresh[start : start + 1000], table)

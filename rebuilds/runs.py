@@ -16,6 +16,7 @@ from django.utils import timezone
 from consumers.lease import Lease
 from consumers.models import Lease as LeaseRow
 from eventlog import store
+from projections.registry import Projection
 
 from . import shadow
 from .models import FINISHED, RebuildRun
@@ -59,7 +60,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def resume_or_start(projection: Any) -> RebuildRun:
+def resume_or_start(projection: Projection) -> RebuildRun:
     """The projection's unfinished run if the same code started it, else a fresh one."""
     run = RebuildRun.objects.filter(projection=projection.NAME).exclude(status__in=FINISHED).first()
     if run and run.projection_version == projection.VERSION and shadow.exists(run.shadow_table):

@@ -13,6 +13,7 @@ from typing import Any
 from django.db import connections
 
 from eventlog import store
+from projections.registry import Projection
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,7 @@ class RowDifference:
     streams: dict[str, list[SourceEvent]] = field(default_factory=dict)
 
 
-def compare(projection: Any, shadow_table: str, *, using: str = "default") -> list[RowDifference]:
+def compare(projection: Projection, shadow_table: str, *, using: str = "default") -> list[RowDifference]:
     """Every row that differs between the live table and `shadow_table`, in KEY order."""
     live, shadow = _rows(projection.TABLE, projection.KEY, using), _rows(shadow_table, projection.KEY, using)
     differences = []
@@ -61,12 +62,12 @@ def _difference(
     return RowDifference(key=str(key), kind="differs", fields=changed, streams=streams)
 
 
-def _sources(projection: Any, row: dict[str, Any], using: str) -> dict[str, list[SourceEvent]]:
+def _sources(projection: Projection, row: dict[str, Any], using: str) -> dict[str, list[SourceEvent]]:
     streams = _source_streams(projection, row, using)
     return {stream: [_source(event) for event in store.read_stream(stream, using=using)] for stream in streams}
 
 
-def _source_streams(projection: Any, row: dict[str, Any], using: str) -> list[str]:
+def _source_streams(projection: Projection, row: dict[str, Any], using: str) -> list[str]:
     if hasattr(projection, "source_streams"):
         return list(projection.source_streams(row))
     if len(projection.CATEGORIES) == 1:
@@ -85,7 +86,7 @@ def _source(event: Any) -> SourceEvent:
     return SourceEvent(position=event.position, event_id=str(event.event_id), version=event.version, type=event.type)
 
 
-def report(projection: Any, differences: list[RowDifference]) -> list[str]:
+def report(projection: Projection, differences: list[RowDifference]) -> list[str]:
     """The human report, one block per row; the last line sums it up."""
     marks = {"only_live": "-", "only_shadow": "+", "differs": "~"}
     lines = []

@@ -9,9 +9,10 @@ shop's own writes keep most of the machine.
 
 import logging
 import threading
-from typing import Any
 
 from django.db import connection
+
+from projections.registry import Projection
 
 from . import service, versions
 from .runs import RebuildBusyError
@@ -30,7 +31,7 @@ def rebuild_outdated(stop: threading.Event | None = None) -> list[str]:
     return swapped
 
 
-def _rebuild(projection: Any, stop: threading.Event | None) -> bool:
+def _rebuild(projection: Projection, stop: threading.Event | None) -> bool:
     stored = versions.stored(projection.NAME)
     log.info("rebuilding %s: code version %s, live table version %s", projection.NAME, projection.VERSION, stored)
     try:

@@ -11,6 +11,7 @@ from typing import Any
 
 from consumers.models import Checkpoint
 from projections import registry
+from projections.registry import Projection
 
 from .models import ProjectionVersion, RebuildRun
 
@@ -20,14 +21,14 @@ def stored(name: str) -> int | None:
     return row.version if row else None
 
 
-def record(projection: Any, run: RebuildRun | None = None) -> None:
+def record(projection: Projection, run: RebuildRun | None = None) -> None:
     ProjectionVersion.objects.update_or_create(
         name=projection.NAME, defaults={"version": projection.VERSION, "run": run}
     )
     Checkpoint.objects.filter(name=projection.NAME).update(projection_version=projection.VERSION)
 
 
-def outdated(projection: Any) -> bool:
+def outdated(projection: Projection) -> bool:
     """True when the code's VERSION is newer than the one that built the live table."""
     version = stored(projection.NAME)
     if version is None:

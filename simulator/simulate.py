@@ -8,8 +8,8 @@ from datetime import date
 from django.core.management import call_command
 from django.db import connection
 
-from carts.commands import ProductSnapshot
 from catalog.models import Coupon, Product
+from catalog.snapshot import ProductSnapshot
 
 from .plan import PlanSettings, default_associations, plan_days
 from .run_bulk import BulkWriter

@@ -17,7 +17,7 @@ NAME = "test_item_counts"
 VERSION = 1
 TABLE = "test_item_counts"
 KEY = "cart_id"
-CATEGORIES = ("cart",)
+CATEGORIES: tuple[str, ...] = ("cart",)
 MODULE = __name__
 
 

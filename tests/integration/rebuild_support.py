@@ -104,5 +104,5 @@ def register_item_counts(monkeypatch: Any) -> Any:
 
     drop_tables(module.TABLE, f"{module.TABLE}__rebuild", f"{module.TABLE}__retired")
     module.create_table()
-    monkeypatch.setattr(registry, "ASYNC_MODULES", [*registry.ASYNC_MODULES, module.MODULE])
+    monkeypatch.setattr(registry, "ASYNC", [*registry.ASYNC, module])
     return module

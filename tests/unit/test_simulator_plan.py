@@ -5,8 +5,8 @@ from decimal import Decimal
 
 import pytest
 
-from carts.commands import ProductSnapshot
 from carts.decider import decide, fold, initial_state
+from catalog.snapshot import ProductSnapshot
 from simulator.plan import PlanSettings, carts_per_day, default_associations, interleave, plan_days
 from simulator.run_bulk import command_for
 from simulator.shopper import Association, Session
