@@ -18,6 +18,7 @@ from django.conf import settings
 
 from eventlog import store
 from eventlog.records import RecordedEvent
+from spark_jobs import archive_layout as layout
 
 from . import archive_files as files
 
@@ -44,7 +45,7 @@ def archive_root() -> Path:
 
 def archive_position() -> int:
     """The last log position the archive holds (0: empty)."""
-    return files.read_checkpoint(archive_root()).position
+    return layout.read_checkpoint(archive_root()).position
 
 
 def archive(
@@ -92,14 +93,14 @@ class ArchiveMismatchError(Exception):
     """The archive folder was written from another log (another database, or one reset since)."""
 
 
-def _recover(root: Path) -> files.Checkpoint:
-    checkpoint = files.read_checkpoint(root)
+def _recover(root: Path) -> layout.Checkpoint:
+    checkpoint = layout.read_checkpoint(root)
     _check_same_log(root, checkpoint)
     files.remove_unacknowledged(root, checkpoint.position)
     return checkpoint
 
 
-def _check_same_log(root: Path, checkpoint: files.Checkpoint) -> None:
+def _check_same_log(root: Path, checkpoint: layout.Checkpoint) -> None:
     # Appending this log's events after another log's would silently skip or mix events.
     if checkpoint.position == 0 or checkpoint.last_event_id is None:
         return
@@ -112,8 +113,8 @@ def _check_same_log(root: Path, checkpoint: files.Checkpoint) -> None:
 
 
 def _write_batch(
-    root: Path, checkpoint: files.Checkpoint, events: Sequence[RecordedEvent]
-) -> tuple[files.Checkpoint, list[files.PartFile]]:
+    root: Path, checkpoint: layout.Checkpoint, events: Sequence[RecordedEvent]
+) -> tuple[layout.Checkpoint, list[files.PartFile]]:
     written = files.write_parts(root, events)
     moved = replace(
         checkpoint,

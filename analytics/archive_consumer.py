@@ -17,8 +17,8 @@ from datetime import UTC, datetime, timedelta
 from django.conf import settings
 
 from eventlog.records import RecordedEvent
+from spark_jobs import archive_layout as layout
 
-from . import archive_files as files
 from .archive import archive, archive_position, archive_root
 
 MIN_EVENTS = 5_000
@@ -34,7 +34,7 @@ class ArchiveConsumer:
         if not events:
             return
         through = max(event.position for event in events)
-        if _due(files.read_checkpoint(archive_root()), through):
+        if _due(layout.read_checkpoint(archive_root()), through):
             archive(through=through)
 
     def position(self) -> int:
@@ -42,7 +42,7 @@ class ArchiveConsumer:
         return archive_position()
 
 
-def _due(checkpoint: files.Checkpoint, through: int) -> bool:
+def _due(checkpoint: layout.Checkpoint, through: int) -> bool:
     min_events = getattr(settings, "ARCHIVE_CONSUMER_MIN_EVENTS", MIN_EVENTS)
     if through - checkpoint.position >= min_events or checkpoint.updated_at is None:
         return True

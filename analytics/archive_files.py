@@ -1,10 +1,7 @@
-"""The event archive on disk: Parquet part files partitioned by event date, and its checkpoint.
+"""Writing the event archive: Parquet part files partitioned by event date, and its checkpoint.
 
-This layout is the contract with spark_jobs/ (which read it, never the database):
-
-    <EVENT_ARCHIVE_PATH>/events/event_date=YYYY-MM-DD/part-<first:012d>-<last:012d>.parquet
-    <EVENT_ARCHIVE_PATH>/_checkpoint.json   {"position": N, "events": total, "updated_at": iso,
-                                             "last_event_id": the event at N}
+The layout (folders, file names, columns, checkpoint) is the contract with the
+Spark jobs and lives in spark_jobs/archive_layout.py; this module writes it.
 
 Every write lands under a dot-prefixed temporary name first and is renamed into
 place, so a reader (Spark, DuckDB, which skip `.`/`_` names) never sees half a file.
@@ -12,7 +9,6 @@ place, so a reader (Spark, DuckDB, which skip `.`/`_` names) never sees half a f
 
 import json
 import os
-import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -25,6 +21,15 @@ import pyarrow.parquet as pq
 from django.core.serializers.json import DjangoJSONEncoder
 
 from eventlog.records import RecordedEvent
+from spark_jobs.archive_layout import (
+    CHECKPOINT_FILE,
+    PART_NAME,
+    PARTITION_PREFIX,
+    Checkpoint,
+    part_name,
+    partition_dir,
+)
+from spark_jobs.archive_layout import events_dir as layout_events_dir
 
 TIMESTAMP = pa.timestamp("us", tz="UTC")
 SCHEMA = pa.schema(
@@ -41,20 +46,6 @@ SCHEMA = pa.schema(
         ("recorded_at", TIMESTAMP),
     ]
 )
-EVENTS_DIR = "events"
-CHECKPOINT_FILE = "_checkpoint.json"
-PART_NAME = re.compile(r"^part-(?P<first>\d{12})-(?P<last>\d{12})\.parquet$")
-
-
-@dataclass(frozen=True, kw_only=True)
-class Checkpoint:
-    """The last log position the archive holds, and how many events it holds in all."""
-
-    position: int = 0
-    events: int = 0
-    updated_at: str | None = None
-    # The id of the event at `position`: ties the archive to the log it was written from.
-    last_event_id: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,19 +54,6 @@ class PartFile:
     event_date: date
     first_position: int
     last_position: int
-
-
-def read_checkpoint(root: Path) -> Checkpoint:
-    path = root / CHECKPOINT_FILE
-    if not path.exists():
-        return Checkpoint()
-    raw = json.loads(path.read_text())
-    return Checkpoint(
-        position=int(raw["position"]),
-        events=int(raw["events"]),
-        updated_at=raw.get("updated_at"),
-        last_event_id=raw.get("last_event_id"),
-    )
 
 
 def write_checkpoint(root: Path, checkpoint: Checkpoint) -> None:
@@ -93,9 +71,9 @@ def write_parts(root: Path, events: Sequence[RecordedEvent]) -> list[PartFile]:
 
 def _write_part(root: Path, event_date: date, events: list[RecordedEvent]) -> PartFile:
     first, last = events[0].position, events[-1].position
-    folder = root / EVENTS_DIR / f"event_date={event_date.isoformat()}"
+    folder = partition_dir(root, event_date)
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"part-{first:012d}-{last:012d}.parquet"
+    path = folder / part_name(first, last)
     temporary = folder / f".{path.name}.tmp"
     with open(temporary, "wb") as handle:
         pq.write_table(to_table(events), handle)
@@ -123,13 +101,13 @@ def to_table(events: Sequence[RecordedEvent]) -> pa.Table:
 def part_files(root: Path) -> list[PartFile]:
     """Every part file in the archive, in position order."""
     parts = []
-    events_dir = root / EVENTS_DIR
+    events_dir = layout_events_dir(root)
     if not events_dir.is_dir():
         return []
     for folder in os.scandir(events_dir):
-        if not (folder.is_dir() and folder.name.startswith("event_date=")):
+        if not (folder.is_dir() and folder.name.startswith(PARTITION_PREFIX)):
             continue
-        event_date = date.fromisoformat(folder.name.removeprefix("event_date="))
+        event_date = date.fromisoformat(folder.name.removeprefix(PARTITION_PREFIX))
         for entry in os.scandir(folder.path):
             if match := PART_NAME.match(entry.name):
                 parts.append(
@@ -151,7 +129,7 @@ def remove_unacknowledged(root: Path, position: int) -> list[Path]:
     re-reading the log from the checkpoint writes those events exactly once.
     """
     removed = [part.path for part in part_files(root) if part.first_position > position]
-    events_dir = root / EVENTS_DIR
+    events_dir = layout_events_dir(root)
     if events_dir.is_dir():
         removed += [p for p in events_dir.glob("event_date=*/.part-*.tmp")]
     for path in removed:

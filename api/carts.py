@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from accounts.services import principal
 from api.schema import ETAG, IDEMPOTENCY_KEY, IF_MATCH, location_header, problem
-from carts import checkout, errors, handler, services
+from carts import checkout, errors, handler, services, streams
 from carts.decider import CartState
 from carts.handler import Context, Outcome
 from eventlog import store
@@ -132,7 +132,7 @@ class CartEventsView(APIView):
     )
     def get(self, request: Request, cart_id: str) -> Response:
         own_cart(request, cart_id)
-        events = store.read_stream(handler.stream_id(cart_id))
+        events = store.read_stream(streams.stream_id(cart_id))
         return Response(EventOutput([e.__dict__ for e in events], many=True).data)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 from django.db import connections
 
+from carts import streams
 from carts.decider import CartState, Line, fold_recorded, initial_state
 from eventlog.records import RecordedEvent
 
@@ -47,7 +48,7 @@ def apply(
     by_cart: dict[str, list[RecordedEvent]] = defaultdict(list)
     for event in events:
         if event.category == "cart":
-            by_cart[event.stream_id.removeprefix("cart-")].append(event)
+            by_cart[streams.cart_id(event.stream_id)].append(event)
     if not by_cart:
         return
     connection = connections[using]

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.db import connections
 
+from carts import streams
 from carts.decider import fold_recorded, initial_state
 from eventlog import store
 from eventlog.records import RecordedEvent
@@ -39,7 +40,7 @@ def apply(events: Sequence[RecordedEvent], table: str = TABLE, *, using: str = "
 
 
 def _row(event: RecordedEvent, connection: Any) -> list[Any]:
-    cart_id = event.stream_id.removeprefix("cart-")
+    cart_id = streams.cart_id(event.stream_id)
     owner = fold_recorded(initial_state(cart_id), store.read_stream(event.stream_id, event.version - 1)).owner
     data = event.data
     return [

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from confluent_kafka import KafkaError, Message, Producer
 from django.conf import settings
 
+from carts import streams
 from carts.handler import load
 from catalog.queries import product_names
 from eventlog.records import RecordedEvent
@@ -34,7 +35,7 @@ class CartStatePublisher:
     def handle(self, events: Sequence[RecordedEvent]) -> None:
         newest: dict[str, int] = {}
         for event in events:
-            newest[event.stream_id.removeprefix("cart-")] = event.version
+            newest[streams.cart_id(event.stream_id)] = event.version
         failures: list[str] = []
 
         def on_delivery(error: KafkaError | None, message: Message) -> None:

@@ -20,7 +20,8 @@ from django.db import connection, transaction
 from carts import commands as c
 from carts.decider import decide, fold, initial_state
 from carts.errors import CartError
-from carts.handler import Context, _to_log, stream_id
+from carts.handler import Context, _to_log
+from carts.streams import stream_id
 from eventlog import store
 from eventlog.records import NewEvent, RecordedEvent
 from kernel.principal import Principal

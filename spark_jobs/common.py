@@ -8,7 +8,6 @@ and `covers_position` is exact.
 """
 
 import argparse
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,6 +15,10 @@ from pathlib import Path
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
+
+from carts import streams as cart_streams
+
+from . import archive_layout
 
 DEFAULT_MASTER = "local[*]"
 MONEY = T.DecimalType(12, 2)
@@ -85,15 +88,14 @@ def spark_session(app_name: str = "cartlog", master: str | None = None, **conf: 
 
 def checkpoint_position(archive: str | Path) -> int:
     """The last log position the archive holds (0: none yet)."""
-    path = Path(archive) / "_checkpoint.json"
-    return int(json.loads(path.read_text())["position"]) if path.exists() else 0
+    return archive_layout.read_checkpoint(archive).position
 
 
 def read_archive(spark: SparkSession, archive: str | Path, through: int | None = None) -> DataFrame:
     """The archived events up to `through` (default: the archive's checkpoint); empty when there are none."""
-    events_dir = Path(archive) / "events"
+    events_dir = archive_layout.events_dir(archive)
     through = checkpoint_position(archive) if through is None else min(through, checkpoint_position(archive))
-    if through == 0 or not any(events_dir.glob("event_date=*/*.parquet")):
+    if through == 0 or not any(events_dir.glob(f"{archive_layout.PARTITION_PREFIX}*/*.parquet")):
         return spark.createDataFrame([], EVENT_SCHEMA)
     frame = spark.read.option("basePath", str(events_dir)).parquet(str(events_dir))
     return frame.select(*EVENT_SCHEMA.fieldNames()).where(F.col("position") <= through)
@@ -108,7 +110,7 @@ def cart_events(events: DataFrame) -> DataFrame:
     """Cart streams only (claims and others dropped), with the data fields the jobs read as columns."""
     data = F.from_json(F.col("data"), CART_DATA_SCHEMA)
     return (
-        events.where(F.col("stream_id").startswith("cart-"))
+        events.where(F.col("stream_id").startswith(cart_streams.PREFIX))
         .withColumn("d", data)
         .select(
             F.col("position"),

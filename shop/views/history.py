@@ -10,7 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
-from carts import handler
+from carts import handler, streams
 from claims import queries as claim_queries
 from eventlog import store
 from kernel.principal import Principal
@@ -31,7 +31,7 @@ def history(request: HttpRequest, cart_id: str) -> HttpResponse:
     row = queries.owned_cart(current.actor(request), cart_id)
     if row is None:
         raise Http404("No such cart")
-    events = store.read_stream(handler.stream_id(cart_id))
+    events = store.read_stream(streams.stream_id(cart_id))
     latest = len(events) and events[-1].version
     version = _chosen_version(request.GET.get("version", ""), latest)
     state = handler.load(cart_id, version)

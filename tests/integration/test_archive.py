@@ -27,6 +27,7 @@ from consumers.transports import TableTransport
 from eventlog import store
 from eventlog.records import NewEvent
 from kernel.principal import Principal
+from spark_jobs import archive_layout as layout
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -88,7 +89,7 @@ def test_incremental_runs_give_exactly_the_log(catalog: None, root: Path) -> Non
     assert second.written == len(logged()) - first.written
     assert archived(root) == logged()
     assert archive_position() == logged()[-1][0] == second.position
-    assert files.read_checkpoint(root).events == len(logged())
+    assert layout.read_checkpoint(root).events == len(logged())
 
 
 def test_a_rerun_with_nothing_new_writes_nothing(catalog: None, root: Path) -> None:
@@ -177,7 +178,7 @@ def test_the_archiver_consumer_waits_for_enough_events_before_writing_again(
 def test_an_archive_written_from_another_log_is_refused(catalog: None, root: Path) -> None:
     shop(1)
     archive()
-    checkpoint = files.read_checkpoint(root)
+    checkpoint = layout.read_checkpoint(root)
     files.write_checkpoint(root, dataclasses.replace(checkpoint, last_event_id=str(uuid4())))
     shop(1)
     with pytest.raises(ArchiveMismatchError):
