@@ -33,7 +33,7 @@ def also_bought(sku: str, limit: int = 4) -> list[dict[str, Any]]:
 
 
 def summary() -> dict[str, Any]:
-    """DESIGN §4's summary; zeros, position 0 and no computed_at before the first run."""
+    """The summary `GET /api/analytics/summary` answers; zeros, position 0 and no computed_at before the first run."""
     row = views.Summary.objects.first()
     if row is None:
         zeros: dict[str, Any] = dict.fromkeys(SUMMARY_FIELDS, 0)

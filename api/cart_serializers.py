@@ -90,7 +90,7 @@ class EventOutput(serializers.Serializer):
 
 
 def cart_data(state: CartState) -> dict[str, Any]:
-    """The cart document of DESIGN §4, with product names joined from the catalog."""
+    """The cart document every cart endpoint answers with (docs/api.md), product names joined from the catalog."""
     names = product_names([line.sku for line in state.lines])
     items = [
         {

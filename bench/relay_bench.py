@@ -18,7 +18,7 @@ Kafka: the relay (`run_forever`, as `run_relay` runs it) and the runner on
 the Kafka transport, in threads of one process. Polling intervals are the deployment defaults;
 each append waits a random fraction of a poll interval first, so samples do
 not line up with the pollers. Baseline: the broker's own produce-to-consume
-round trip (no database). The broker is Tansu (DESIGN §6), started as the tests do.
+round trip (no database). The broker is Tansu, started as the tests do.
 """
 
 import argparse

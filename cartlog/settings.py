@@ -1,4 +1,4 @@
-"""Settings for every deployment, read from the environment (DESIGN §5).
+"""Settings for every deployment, read from the environment (docs/deployment.md lists them).
 
 Unset variables give the embedded default: a SQLite file, consumers reading the
 event table, Celery in eager mode, Spark on local[*], a local event archive.

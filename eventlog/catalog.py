@@ -12,7 +12,7 @@ HEADER = """# Event catalog
 
 Generated from the code by `python manage.py event_catalog`; do not edit by hand.
 
-Every event carries the envelope of DESIGN §3: `event_id` (UUID), `stream_id`,
+Every event carries the same envelope: `event_id` (UUID), `stream_id`,
 `version` (1, 2, 3… per stream), `position` (global order), `type`,
 `schema_version`, `data`, `metadata` (`command_id`, `correlation_id`,
 `causation_id`, `actor`), `occurred_at` (event time) and `recorded_at` (when
