@@ -8,6 +8,7 @@ export PATH="$PWD/.venv/bin:$PATH"
 
 echo "== ruff"; ruff check . && ruff format --check .
 echo "== mypy"; mypy .
+echo "== import contracts (the layers of docs/architecture.md)"; lint-imports --no-cache
 
 PG_URL="${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/cartlog}"
 echo "== pytest on PostgreSQL ($PG_URL)"
