@@ -53,7 +53,7 @@ def test_every_appended_event_reaches_its_topic_in_per_key_order_with_headers(ca
     messages = read_topic(config.topic("cart"))
     assert len(messages) == Event.objects.count()
     headers = dict(messages[0].headers())
-    assert set(headers) == {"event_id", "type", "schema_version"}
+    assert set(headers) == {"event_id", "type", "schema_version", "contract_version"}
     assert {m.key().decode() for m in messages} == set(Event.objects.values_list("stream_id", flat=True))
     assert_every_event_in_kafka_in_per_key_order()
 
