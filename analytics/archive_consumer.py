@@ -21,9 +21,6 @@ from spark_jobs import archive_layout as layout
 
 from .archive import archive, archive_position, archive_root
 
-MIN_EVENTS = 5_000
-MAX_DELAY = timedelta(minutes=5)
-
 
 @dataclass(frozen=True)
 class ArchiveConsumer:
@@ -43,10 +40,10 @@ class ArchiveConsumer:
 
 
 def _due(checkpoint: layout.Checkpoint, through: int) -> bool:
-    min_events = getattr(settings, "ARCHIVE_CONSUMER_MIN_EVENTS", MIN_EVENTS)
-    if through - checkpoint.position >= min_events or checkpoint.updated_at is None:
+    if through - checkpoint.position >= settings.ARCHIVE_CONSUMER_MIN_EVENTS or checkpoint.updated_at is None:
         return True
-    return datetime.now(UTC) - datetime.fromisoformat(checkpoint.updated_at) >= MAX_DELAY
+    waited = datetime.now(UTC) - datetime.fromisoformat(checkpoint.updated_at)
+    return waited >= timedelta(seconds=settings.ARCHIVE_CONSUMER_MAX_DELAY_SECONDS)
 
 
 def consumers() -> list[ArchiveConsumer]:

@@ -174,6 +174,9 @@ ANALYTICS_INTERVAL_SECONDS = int(os.environ.get("ANALYTICS_INTERVAL_SECONDS", "3
 # --- Spark and the archive -----------------------------------------------------
 SPARK_MASTER = os.environ.get("SPARK_MASTER", "local[*]")
 EVENT_ARCHIVE_PATH = os.environ.get("EVENT_ARCHIVE_PATH", str(VAR_DIR / "archive"))
+# The archiver among the consumers writes once this many events wait, or the last write is this old.
+ARCHIVE_CONSUMER_MIN_EVENTS = int(os.environ.get("ARCHIVE_CONSUMER_MIN_EVENTS", "5000"))
+ARCHIVE_CONSUMER_MAX_DELAY_SECONDS = float(os.environ.get("ARCHIVE_CONSUMER_MAX_DELAY_SECONDS", "300"))
 
 LOGGING = {
     "version": 1,

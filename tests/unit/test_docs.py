@@ -65,7 +65,6 @@ def test_a_reference_is_wrong_when_its_file_or_name_is_missing() -> None:
     )
 
 
-
 def test_every_file_and_name_the_tour_and_docs_cite_exists() -> None:
     problems = [
         problem
@@ -90,7 +89,6 @@ def test_a_failing_snippet_raises_with_where_it_is_written() -> None:
         doc_checks.run(Snippet("docs/x.md:7", "1 / 0"))
 
     assert str(raised.traceback[-1].path) == "docs/x.md:7"
-
 
 
 def test_no_file_cites_the_old_design_document() -> None:
