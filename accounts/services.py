@@ -49,7 +49,8 @@ def validate(username: str, password: str) -> str:
     except ValidationError:
         raise SignUpError("A username may hold letters, digits and @ . + - _ only.", "username") from None
     try:
-        validate_password(password)
+        # With the would-be user, so UserAttributeSimilarityValidator can refuse the name as password.
+        validate_password(password, user=get_user_model()(username=username))
     except ValidationError as error:
         raise SignUpError(" ".join(error.messages), "password") from None
     return username

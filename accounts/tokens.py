@@ -1,16 +1,28 @@
-"""API tokens: a username and password exchanged for the DRF token that authenticates
-every later request (`Authorization: Token <key>`)."""
+"""API tokens: a username and password exchanged for a token that authenticates
+every later request (`Authorization: Token <t>`) until it expires
+(REST_KNOX["TOKEN_TTL"], API_TOKEN_TTL_HOURS) or is revoked. Only a hash of each
+token is stored (django-rest-knox), so the table leaks no usable token."""
+
+from typing import Any
 
 from django.contrib.auth import authenticate
 from django.http import HttpRequest
-from rest_framework.authtoken.models import Token
+from django.utils import timezone
+from knox.models import AuthToken
 
 
 def issue_token(request: HttpRequest | None, username: str, password: str) -> str | None:
-    """The account's token (created on first login, then reused), or None if the
-    credentials are wrong or the account is inactive."""
+    """A new token for the account, or None if the credentials are wrong or the
+    account is inactive. Each login has its own token, revoked on its own."""
     user = authenticate(request, username=username, password=password)
     if user is None:
         return None
-    token, _ = Token.objects.get_or_create(user=user)
-    return str(token.key)
+    AuthToken.objects.filter(user=user, expiry__lt=timezone.now()).delete()  # expired ones are dead weight
+    _, token = AuthToken.objects.create(user=user)
+    return str(token)
+
+
+def revoke(auth: Any) -> None:
+    """Revoke the token a request was authenticated with (`request.auth`)."""
+    if isinstance(auth, AuthToken):
+        auth.delete()

@@ -1,13 +1,17 @@
-"""Sign-up and token login."""
+"""Sign-up, token login and token revocation. Sign-up and login are throttled per
+client address (accounts/throttles.py): 429 with Retry-After."""
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import AllowAny, BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from accounts import services, tokens
+from accounts.authentication import TokenAuthentication
+from accounts.throttles import LoginThrottle, SignUpThrottle
 from api.problems import PROBLEM_JSON
 from api.problems import problem as problem_body
 from api.schema import location_header, problem
@@ -31,9 +35,13 @@ class TokenOutput(serializers.Serializer):
     token = serializers.CharField()
 
 
+TOO_MANY = problem("Too many attempts from this address; retry after Retry-After seconds")
+
+
 class AccountsView(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list[type] = []
+    throttle_classes = [SignUpThrottle]
 
     @extend_schema(
         operation_id="sign_up",
@@ -45,6 +53,7 @@ class AccountsView(APIView):
             202: OpenApiResponse(PendingOutput, description="Not decided yet; poll the Location"),
             400: problem("Invalid username or password"),
             409: problem("Username taken"),
+            429: TOO_MANY,
         },
     )
     def post(self, request: Request) -> Response:
@@ -61,14 +70,24 @@ class AccountsView(APIView):
 
 
 class TokenView(APIView):
-    permission_classes = [AllowAny]
-    authentication_classes: list[type] = []
+    authentication_classes = [TokenAuthentication]
+
+    def get_permissions(self) -> list[BasePermission]:
+        # Anyone may log in; only a token's holder may revoke it.
+        return [AllowAny()] if self.request.method == "POST" else [IsAuthenticated()]
+
+    def get_throttles(self) -> list[BaseThrottle]:
+        return [LoginThrottle()] if self.request.method == "POST" else []
+
+    def perform_authentication(self, request: Request) -> None:
+        if request.method != "POST":  # a stale token sent along with a login must not refuse the login
+            super().perform_authentication(request)
 
     @extend_schema(
         operation_id="login_token",
-        summary="Log in: exchange a username and password for an API token",
+        summary="Log in: exchange a username and password for an API token (it expires; see docs/security.md)",
         request=CredentialsInput,
-        responses={200: TokenOutput, 400: problem("Wrong username or password")},
+        responses={200: TokenOutput, 400: problem("Wrong username or password"), 429: TOO_MANY},
     )
     def post(self, request: Request) -> Response:
         serializer = CredentialsInput(data=request.data)
@@ -78,3 +97,13 @@ class TokenView(APIView):
             body = problem_body(400, "Invalid credentials", "The username or password is wrong.")
             return Response(body, status=400, content_type=PROBLEM_JSON)
         return Response({"token": token})
+
+    @extend_schema(
+        operation_id="logout_token",
+        summary="Log out: revoke the token this request carries",
+        request=None,
+        responses={204: None, 401: problem("No valid token")},
+    )
+    def delete(self, request: Request) -> Response:
+        tokens.revoke(request.auth)
+        return Response(status=204)

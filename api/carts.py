@@ -59,21 +59,26 @@ def parse_idempotency_key(value: str | None) -> str | None:
     if not value:
         return None
     if len(value) > MAX_IDEMPOTENCY_KEY:
-        raise ParseError(f"Idempotency-Key has at most {MAX_IDEMPOTENCY_KEY} characters.")
+        raise ValidationError({"Idempotency-Key": [f"Idempotency-Key has at most {MAX_IDEMPOTENCY_KEY} characters."]})
     return value
+
+
+def is_number(text: str, max_digits: int = 18) -> bool:
+    """ASCII digits only: `str.isdigit()` also accepts "²", which `int()` refuses."""
+    return 0 < len(text) <= max_digits and text.isascii() and text.isdigit()
 
 
 def parse_if_match(value: str | None) -> int | None:
     if value is None or value.strip() == "*":
         return None
     text = value.strip().removeprefix("W/").strip('"')
-    if not text.isdigit():
-        raise ParseError('If-Match must be a cart version in quotes, like "3".')
+    if not is_number(text):
+        raise ValidationError({"If-Match": ['If-Match must be a cart version in quotes, like "3".']})
     return int(text)
 
 
 def parse_at_version(value: str, current: int) -> int:
-    if not value.isdigit() or not 1 <= int(value) <= current:
+    if not is_number(value) or not 1 <= int(value) <= current:
         message = f"at_version must be a whole number from 1 to {current}, the cart's current version."
         raise ValidationError({"at_version": [message]})
     return int(value)

@@ -12,6 +12,7 @@ from typing import Any
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -104,19 +105,26 @@ _TITLES = {
 }
 
 
-def _is_api(request: HttpRequest) -> bool:
+def is_api(request: HttpRequest) -> bool:
     return request.path.startswith("/api/")
 
 
+def invalid_input(field: str, detail: str) -> HttpResponse:
+    """A 400 for a request refused before its view ran (api/input_guard.py)."""
+    body = problem(400, "Invalid input", detail, {field: [detail]})
+    return JsonResponse(body, status=400, content_type=PROBLEM_JSON)
+
+
+@csrf_exempt  # so an unknown route answers 404 for every method, not the CSRF page
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    if _is_api(request):
+    if is_api(request):
         body = problem(404, "Not found", f"There is nothing at {request.path}.")
         return JsonResponse(body, status=404, content_type=PROBLEM_JSON)
     return render(request, "404.html", status=404)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
-    if _is_api(request):
+    if is_api(request):
         body = problem(500, "Internal server error", "Something went wrong on our side; it has been logged.")
         return JsonResponse(body, status=500, content_type=PROBLEM_JSON)
     return render(request, "500.html", status=500)

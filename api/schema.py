@@ -2,9 +2,21 @@
 
 from typing import Any
 
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.plumbing import build_bearer_security_scheme_object
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
+
+
+class TokenAuthScheme(OpenApiAuthenticationExtension):
+    """`Authorization: Token <t>` (accounts/authentication.py), named as DRF's token scheme was."""
+
+    target_class = "accounts.authentication.TokenAuthentication"
+    name = "tokenAuth"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, Any]:
+        return dict(build_bearer_security_scheme_object(header_name="Authorization", token_prefix="Token"))
 
 
 class ProblemSerializer(serializers.Serializer):

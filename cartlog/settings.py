@@ -5,9 +5,11 @@ event table, Celery in eager mode, Spark on local[*], a local event archive.
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("CARTLOG_VAR_DIR", BASE_DIR / "var"))
@@ -21,8 +23,16 @@ def env_bool(name: str, default: bool) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "dev-only-insecure-key-change-me")
 DEBUG = env_bool("DJANGO_DEBUG", False)
+# No built-in fallback outside DEBUG: a well-known key signs forgeable sessions (docs/security.md).
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "DJANGO_SECRET_KEY is not set. Set it to a long random value (python -c 'import secrets; "
+            "print(secrets.token_urlsafe(50))'), or set DJANGO_DEBUG=1 for a development-only key."
+        )
+    SECRET_KEY = "dev-only-insecure-key-change-me"
 ALLOWED_HOSTS = os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
@@ -35,7 +45,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",
     "drf_spectacular",
     "django_htmx",
     "eventlog",
@@ -58,6 +68,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "api.input_guard.InputGuardMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -106,14 +117,42 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Auth, sessions, security -------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    {"NAME": "accounts.password_validation.NotBlankValidator"},
 ]
 LOGIN_URL = "shop:login"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
 SESSION_COOKIE_SAMESITE = os.environ.get("SESSION_COOKIE_SAMESITE", "Lax")
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", SESSION_COOKIE_SECURE)
+# HTTPS only where TLS is in front (on in docker-compose.yml); docs/security.md.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+if env_bool("SECURE_PROXY_SSL_HEADER", False):  # only behind a proxy that sets (and strips) X-Forwarded-Proto
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# Throttle counters must be shared by every gunicorn worker: the database by default
+# (a table made by accounts/migrations), Redis when CACHE_URL names one.
+CACHE_URL = os.environ.get("CACHE_URL", "")
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+    if CACHE_URL.startswith("redis")
+    else {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "cartlog_cache"}
+}
+# Attempts per client address (accounts/throttles.py); the API and the shop share each budget.
+THROTTLE_RATES = {
+    "login": os.environ.get("THROTTLE_LOGIN_RATE", "10/min"),
+    "signup": os.environ.get("THROTTLE_SIGNUP_RATE", "20/hour"),
+}
+# Requests through this many proxies: the client address is the Nth from the right in X-Forwarded-For.
+THROTTLE_NUM_PROXIES = int(os.environ["THROTTLE_NUM_PROXIES"]) if os.environ.get("THROTTLE_NUM_PROXIES") else None
+# API tokens (django-rest-knox): stored hashed, expire after this many hours, revocable.
+REST_KNOX = {"TOKEN_TTL": timedelta(hours=float(os.environ.get("API_TOKEN_TTL_HOURS", "24"))), "AUTO_REFRESH": False}
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -127,7 +166,7 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 # --- REST API -------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "accounts.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -136,6 +175,7 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "api.problems.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    "NUM_PROXIES": THROTTLE_NUM_PROXIES,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "cartlog API",

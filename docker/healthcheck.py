@@ -15,9 +15,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A redirect (SECURE_SSL_REDIRECT sends plain HTTP to https://) proves the app is serving."""
+
+    def redirect_request(self, *args: object, **kwargs: object) -> None:
+        return None
+
+
 def web(url: str) -> str | None:
     try:
-        with urllib.request.urlopen(url, timeout=4) as response:
+        with urllib.request.build_opener(_NoRedirect).open(url, timeout=4) as response:
             status = int(response.status)
     except urllib.error.HTTPError as error:
         status = error.code  # a 404 or 403 still proves the app is serving

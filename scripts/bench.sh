@@ -7,6 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
+# Settings refuse to load without a key when DEBUG is off; benchmark databases are throwaway.
+export DJANGO_SECRET_KEY="${DJANGO_SECRET_KEY:-bench-only-not-secret-$(date +%s)-kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk}"
 
 names=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do names+=("$1"); shift; done

@@ -5,6 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh run
 PY=.venv/bin/python
+# DEBUG stays off, so settings need a key: one random key per checkout, kept in var/
+# so sessions survive a restart (docs/security.md). An exported DJANGO_SECRET_KEY wins.
+mkdir -p var
+[ -s var/dev-secret-key ] || (umask 077 && $PY -c 'import secrets; print(secrets.token_urlsafe(50))' > var/dev-secret-key)
+export DJANGO_SECRET_KEY="${DJANGO_SECRET_KEY:-$(cat var/dev-secret-key)}"
 $PY manage.py migrate --no-input -v0
 $PY manage.py seed_catalog
 $PY manage.py collectstatic --no-input -v0

@@ -1,5 +1,6 @@
 """Sign up, log in, log out. Signing up goes through accounts.services.sign_up;
 both sign-up and log-in carry the visitor's cart over (shop/carry_over.py).
+Each form's POST spends the same per-address budget as the API's (accounts/throttles.py).
 """
 
 from urllib.parse import urlencode
@@ -13,6 +14,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.services import SignUpError, sign_up
+from accounts.throttles import AttemptThrottle, LoginThrottle, SignUpThrottle, refused_for
 from claims.services import find as find_claim
 
 from ..carry_over import sign_in
@@ -33,8 +35,20 @@ def _welcome(request: HttpRequest, moved_cart: str | None, greeting: str) -> Non
     messages.success(request, f"{greeting}{carried}")
 
 
+def _too_many(request: HttpRequest, throttle: type[AttemptThrottle]) -> HttpResponse | None:
+    """The 429 page if this POST is over its address's budget, else None."""
+    wait = refused_for(throttle, request) if request.method == "POST" else None
+    if wait is None:
+        return None
+    response = render(request, "429.html", {"wait_seconds": wait}, status=429)
+    response["Retry-After"] = str(wait)
+    return response
+
+
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
+    if refused := _too_many(request, SignUpThrottle):
+        return refused
     form = SignUpForm(request.POST or None, initial={"username": request.GET.get("username", "")})
     if request.method == "POST" and form.is_valid():
         try:
@@ -73,6 +87,8 @@ def signup_pending(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def login_view(request: HttpRequest) -> HttpResponse:
+    if refused := _too_many(request, LoginThrottle):
+        return refused
     form = AuthenticationForm(request, data=request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.get_user()

@@ -3,7 +3,7 @@
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from eventlog.models import Event
@@ -12,7 +12,8 @@ from eventlog.models import Event
 def client_for(username: str) -> APIClient:
     user = get_user_model().objects.create_user(username=username, password="a-long-passphrase")
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    _, token = AuthToken.objects.create(user=user)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     return client
 
 

@@ -1,0 +1,13 @@
+"""cartlog's settings for the test suite and the type checker: the same settings with
+a secret key of their own (cartlog.settings refuses to load without one when DEBUG
+is off; docs/security.md) and generous throttles. Subprocesses started by tests
+inherit both through the environment."""
+
+import os
+
+os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-not-secret-" + "k" * 40)
+# Many tests log in and sign up from 127.0.0.1; the throttle tests set their own low rates.
+os.environ.setdefault("THROTTLE_LOGIN_RATE", "100000/hour")
+os.environ.setdefault("THROTTLE_SIGNUP_RATE", "100000/hour")
+
+from cartlog.settings import *  # noqa: F403
