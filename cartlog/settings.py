@@ -74,6 +74,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "cartlog.outage.DatabaseOutageMiddleware",  # last: a view's database error becomes a 503
 ]
 
 ROOT_URLCONF = "cartlog.urls"
@@ -97,7 +98,8 @@ TEMPLATES = [
 
 # --- Database -----------------------------------------------------------------
 DATABASE_URL = os.environ.get("DATABASE_URL", f"sqlite:///{VAR_DIR / 'cartlog.sqlite3'}")
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=600)}
+# Health checks: a pooled connection the server dropped (a restart) is replaced before use, not failed on.
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=600, conn_health_checks=True)}
 _db = DATABASES["default"]
 if _db["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers run beside the single writer; IMMEDIATE takes the write
@@ -110,6 +112,7 @@ if _db["ENGINE"] == "django.db.backends.sqlite3":
     _db["CONN_MAX_AGE"] = 0
     _db["TEST"] = {"NAME": str(VAR_DIR / f"test_cartlog_{os.getpid()}.sqlite3")}
 else:
+    _db.setdefault("OPTIONS", {})["connect_timeout"] = 5  # a server that does not answer is an outage, not a hang
     # One test database per pytest process, so parallel runs never collide.
     _db["TEST"] = {"NAME": f"test_{_db['NAME']}_{os.getpid()}"}
 
@@ -172,7 +175,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["api.parsers.JSONParser"],
-    "EXCEPTION_HANDLER": "api.problems.exception_handler",
+    "EXCEPTION_HANDLER": "cartlog.outage.exception_handler",  # 503 in an outage, else api.problems
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     "NUM_PROXIES": THROTTLE_NUM_PROXIES,

@@ -10,4 +10,4 @@ urlpatterns = [
 ]
 
 handler404 = "api.problems.not_found"
-handler500 = "api.problems.server_error"
+handler500 = "cartlog.outage.server_error"  # 503 while the database is away, else api.problems
