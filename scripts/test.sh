@@ -10,9 +10,21 @@ echo "== ruff"; ruff check . && ruff format --check .
 echo "== mypy"; mypy .
 echo "== import contracts (the layers of docs/architecture.md)"; lint-imports --no-cache
 
+# Two roles, as in production (docs/reliability.md): the owner creates and migrates the test
+# database; the tests connect as the runtime role, which may only read and append the log.
 PG_URL="${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/cartlog}"
-echo "== pytest on PostgreSQL ($PG_URL)"
-DATABASE_URL="$PG_URL" pytest "$@"
+SERVER="${PG_URL#*://}"; SERVER="${SERVER#*@}"; SERVER="${SERVER%%/*}"
+psql "${PG_URL%/*}/postgres" -X -q -v ON_ERROR_STOP=1 <<'SQL'
+DO $$ BEGIN
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'cartlog_owner') THEN CREATE ROLE cartlog_owner LOGIN CREATEDB; END IF;
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'cartlog_app') THEN CREATE ROLE cartlog_app LOGIN; END IF;
+END $$;
+GRANT cartlog_app TO cartlog_owner;
+SQL
+RUNTIME_URL="${TEST_RUNTIME_DATABASE_URL:-postgres://cartlog_app@$SERVER/cartlog}"
+OWNER_URL="${TEST_MIGRATE_DATABASE_URL:-postgres://cartlog_owner@$SERVER/cartlog}"
+echo "== pytest on PostgreSQL ($RUNTIME_URL, test database made by $OWNER_URL)"
+DATABASE_URL="$RUNTIME_URL" MIGRATE_DATABASE_URL="$OWNER_URL" pytest "$@"
 
 echo "== pytest on SQLite (everything that does not need PostgreSQL or another service)"
 DATABASE_URL="sqlite:///$PWD/var/cartlog-test.sqlite3" \

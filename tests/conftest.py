@@ -6,8 +6,9 @@ from decimal import Decimal
 import pytest
 from django.db import connection
 
-from tests import services
+from tests import runtime_role, services
 from tests.kafka_broker import kafka, kafka_broker  # noqa: F401  (fixtures)
+from tests.pg_cluster import pg_cluster, pg_cluster_database  # noqa: F401  (fixtures)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -46,6 +47,34 @@ def _allow_test_flush_on_sqlite() -> None:
 
 
 _allow_test_flush_on_sqlite()
+runtime_role.flush_as_owner_on_postgresql()
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> Iterator[None]:
+    """With MIGRATE_DATABASE_URL (scripts/test.sh), the test database is made and dropped by its owner."""
+    role = runtime_role.owner()
+    if role is None:
+        yield
+        return
+    with runtime_role.connected_as(role["USER"], role["PASSWORD"]):
+        yield
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker) -> Iterator[None]:  # type: ignore[no-untyped-def]
+    """...then the tests run as the runtime role, with the rights `grant_runtime_role` gives it."""
+    role = runtime_role.owner()
+    if role is None:
+        yield
+        return
+    from django.core.management import call_command
+
+    runtime = runtime_role.runtime()
+    with django_db_blocker.unblock():
+        call_command("grant_runtime_role", runtime["USER"], verbosity=0)
+    with runtime_role.connected_as(runtime["USER"], runtime["PASSWORD"]):
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.kafka_broker import free_port
-from tests.pg_cluster import Cluster, pg_cluster, pg_cluster_database  # noqa: F401  (fixtures)
+from tests.pg_cluster import Cluster
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
@@ -92,7 +92,7 @@ class Gunicorn:
 
 
 @pytest.fixture
-def gunicorn(pg_cluster_database: str, tmp_path: Path) -> Iterator[Gunicorn]:  # noqa: F811
+def gunicorn(pg_cluster_database: str, tmp_path: Path) -> Iterator[Gunicorn]:
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "KAFKA_", "CELERY_"))},
         "DATABASE_URL": pg_cluster_database, "DJANGO_SECRET_KEY": "test-only", "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
@@ -144,7 +144,7 @@ def assert_unavailable(answers: list[Answer]) -> None:
 
 
 def test_every_worker_answers_503_while_postgres_is_down_and_succeeds_first_time_after(
-    pg_cluster: Cluster,  # noqa: F811
+    pg_cluster: Cluster,
     gunicorn: Gunicorn,
 ) -> None:
     workers = workers_of(dockerfile_command())
