@@ -139,8 +139,10 @@ def test_the_settings_point_at_the_services_of_the_stack(project: dict[str, Any]
     database = urlsplit(env["DATABASE_URL"])
     postgres = everything[database.hostname]["environment"]
     assert (database.username, database.password, database.path) == (
-        postgres["POSTGRES_USER"], postgres["POSTGRES_PASSWORD"], f"/{postgres['POSTGRES_DB']}",
-    )  # fmt: skip
+        "cartlog_app",
+        postgres["CARTLOG_APP_PASSWORD"],
+        f"/{postgres['POSTGRES_DB']}",
+    )  # fmt: skip  (the runtime role: tests/integration/test_compose_roles.py)
     kafka = everything[env["KAFKA_BOOTSTRAP_SERVERS"].split(":")[0]]["environment"]
     assert f"//{env['KAFKA_BOOTSTRAP_SERVERS']}" in kafka["KAFKA_ADVERTISED_LISTENERS"]
     assert "redis" in everything[urlsplit(env["CELERY_BROKER_URL"]).hostname or ""]["image"]
