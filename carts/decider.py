@@ -206,8 +206,8 @@ def fold_recorded(state: CartState, recorded: Iterable[RecordedEvent]) -> CartSt
     """Fold stored events; events of other types on the stream only move the version."""
     last = None
     for last in recorded:
-        event = e.from_recorded(last.type, last.data)
-        if event is not None:
+        event = last.domain_event
+        if isinstance(event, e.CartEvent):
             state = evolve(state, event)
     # `evolve` never reads the version, so it is set once, from the last event (a
     # rebuild folds millions of events: one copy of the state per event is enough).

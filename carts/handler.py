@@ -15,7 +15,7 @@ from uuid import uuid4
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from eventlog import store
+from eventlog import codec, store
 from eventlog.errors import WrongExpectedVersionError
 from eventlog.records import NewEvent, RecordedEvent
 from kernel.principal import Principal
@@ -117,13 +117,4 @@ def _to_log(
         "causation_id": context.causation_id,
         "actor": str(context.actor),
     }
-    return [
-        NewEvent(
-            type=event.TYPE,
-            schema_version=event.SCHEMA_VERSION,
-            data=event.to_data(),
-            metadata=metadata,
-            occurred_at=command.at,
-        )
-        for event in events
-    ]
+    return [codec.to_new_event(event, metadata=metadata, occurred_at=command.at) for event in events]

@@ -1,7 +1,7 @@
 """Facts on a claim stream `claim-<kind>-<key>`."""
 
-from dataclasses import asdict, dataclass, fields
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import ClassVar
 
 from eventlog.registry import EventType, describe
 
@@ -11,9 +11,6 @@ class ClaimEvent:
     TYPE: ClassVar[str]
     SCHEMA_VERSION: ClassVar[int] = 1
     claim_id: str
-
-    def to_data(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,13 +50,6 @@ class ClaimReleased(ClaimEvent):
 EVENT_CLASSES: dict[str, type[ClaimEvent]] = {
     cls.TYPE: cls for cls in (ClaimRequested, ClaimAccepted, ClaimRejected, ClaimReleased)
 }
-
-
-def from_recorded(type_: str, data: dict[str, Any]) -> ClaimEvent | None:
-    cls = EVENT_CLASSES.get(type_)
-    if cls is None:
-        return None
-    return cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
 
 
 def event_types() -> list[EventType]:

@@ -7,6 +7,7 @@ from uuid import uuid4
 from django.conf import settings
 from django.utils import timezone
 
+from eventlog import codec
 from eventlog.records import NewEvent
 
 from . import keys
@@ -65,9 +66,8 @@ def held_by(kind: str, value: str, claimant: str) -> ClaimTicket | None:
 
 def _new_event(event: ClaimRequested | ClaimReleased, actor: str) -> NewEvent:
     command_id = str(uuid4())
-    return NewEvent(
-        type=event.TYPE,
-        data=event.to_data(),
+    return codec.to_new_event(
+        event,
         occurred_at=timezone.now(),
         metadata={"command_id": command_id, "correlation_id": event.claim_id, "causation_id": None, "actor": actor},
     )

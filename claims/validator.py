@@ -10,12 +10,13 @@ transaction as its state and checkpoint. A claim that is no longer pending
 from collections.abc import Sequence
 from uuid import uuid4
 
+from eventlog import codec
 from eventlog.records import NewEvent, RecordedEvent
 
 from . import projection
 from .appending import append_any_version
 from .decider import decide
-from .events import ClaimEvent, ClaimRequested, from_recorded
+from .events import ClaimEvent, ClaimRequested
 
 NAME = "claim_validator"
 
@@ -27,16 +28,15 @@ class Validator:
     def handle(self, events: Sequence[RecordedEvent]) -> None:
         for event in events:
             projection.apply([event])
-            claim = from_recorded(event.type, event.data)
+            claim = event.domain_event
             if isinstance(claim, ClaimRequested) and projection.status(claim.claim_id) == "pending":
                 decision = decide(projection.holder(event.stream_id), claim)
                 projection.apply([append_any_version(event.stream_id, as_new_event(decision, event))])
 
 
 def as_new_event(decision: ClaimEvent, cause: RecordedEvent) -> NewEvent:
-    return NewEvent(
-        type=decision.TYPE,
-        data=decision.to_data(),
+    return codec.to_new_event(
+        decision,
         # The decision happens "when" the claim was made: event time stays deterministic on replay.
         occurred_at=cause.occurred_at,
         metadata={
@@ -58,7 +58,7 @@ def replay_decisions(events: Sequence[RecordedEvent]) -> dict[str, str]:
     holders: dict[str, str] = {}
     decisions: dict[str, str] = {}
     for event in events:
-        claim = from_recorded(event.type, event.data)
+        claim = event.domain_event
         if isinstance(claim, ClaimRequested) and claim.claim_id not in decisions:
             decided = decide(holders.get(event.stream_id), claim)
             decisions[claim.claim_id] = decided.TYPE

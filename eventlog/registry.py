@@ -1,17 +1,16 @@
-"""Event types, their current schema version, and the upcasters of older versions.
+"""Event types: their class, current schema version, and the upcasters of older versions.
 
 Stored events are never rewritten: an event written as schema version 1 stays
 so in the table, and `upcast` lifts its data to the current version each time
 it is read. The stored `type` is a stable name ("ItemAdded"), never a Python
-import path, so moving code never orphans stored data.
+import path, so moving code never orphans stored data. `eventlog.codec` turns
+the data into the registered class and back.
 """
 
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-
-from .errors import UnknownEventTypeError
 
 Data = dict[str, Any]
 Upcaster = Callable[[Data], Data]
@@ -26,21 +25,34 @@ class EventType:
     description: str = ""
     fields: tuple[str, ...] = ()
     category: str = ""
+    cls: type | None = None  # the domain event class `eventlog.codec` decodes into
+    # Fills what writers of the *current* schema version once left out (a field
+    # added without a version bump); missing fields then take the class defaults.
+    backfill: Upcaster | None = None
 
 
 _types: dict[str, EventType] = {}
 
 
-def describe(classes: Iterable[Any], category: str) -> list[EventType]:
+def describe(
+    classes: Iterable[Any],
+    category: str,
+    *,
+    upcasters: Mapping[type, dict[int, Upcaster]] | None = None,
+    backfills: Mapping[type, Upcaster] | None = None,
+) -> list[EventType]:
     """Registry entries for frozen event dataclasses with TYPE and SCHEMA_VERSION:
     their docstring and field names become the event catalog (docs/events.md)."""
     return [
         EventType(
             name=cls.TYPE,
             schema_version=cls.SCHEMA_VERSION,
+            upcasters=dict((upcasters or {}).get(cls, {})),
             description=(cls.__doc__ or "").strip(),
             fields=tuple(f.name for f in dataclasses.fields(cls)),
             category=category,
+            cls=cls,
+            backfill=(backfills or {}).get(cls),
         )
         for cls in classes
     ]
@@ -53,11 +65,9 @@ def register(event_type: EventType) -> None:
     _types[event_type.name] = event_type
 
 
-def get(name: str) -> EventType:
-    try:
-        return _types[name]
-    except KeyError:
-        raise UnknownEventTypeError(name) from None
+def find(name: str) -> EventType | None:
+    """The registered type, or None: the log may hold types this process does not load."""
+    return _types.get(name)
 
 
 def all_types() -> list[EventType]:

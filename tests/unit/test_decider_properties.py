@@ -17,6 +17,7 @@ from carts import commands as c
 from carts import errors
 from carts import events as e
 from carts.decider import MAX_DISTINCT_SKUS, MAX_LINE_QUANTITY, CartState, decide, fold, initial_state
+from eventlog import codec
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 # The same catalog as the `catalog` fixture in tests/conftest.py, plus a SKU it lacks.
@@ -106,8 +107,9 @@ def test_a_rejected_command_raises_a_cart_error_and_decides_nothing(sequence: li
 @given(sequences)
 def test_replaying_the_logged_events_gives_the_live_cart(sequence: list[Op]) -> None:
     live, history = run(sequence)
-    from_log = [e.from_recorded(event.TYPE, event.to_data()) for event in history]
-    assert fold(initial_state("c1"), [event for event in from_log if event is not None]) == live
+    from_log = [codec.decode_stored(*codec.encode(event)) for event in history]
+    assert from_log == history
+    assert fold(initial_state("c1"), [event for event in from_log if isinstance(event, e.CartEvent)]) == live
     assert live.version == len(history)
 
 
