@@ -16,9 +16,5 @@ class WrongExpectedVersionError(EventLogError):
         super().__init__(f"stream {stream_id!r}: expected version {expected}{found}")
 
 
-class UnknownEventTypeError(EventLogError):
-    """An event type that no module registered."""
-
-
-class AppendOrderError(EventLogError):
-    """Raised if an append's transaction state breaks the gap-safety protocol."""
+class AppendsNotHeldError(EventLogError):
+    """`hold_appends` was asked for outside a transaction: the hold would end at once."""

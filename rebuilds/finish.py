@@ -4,12 +4,11 @@ Writers of the live table are held off for that one transaction (see
 docs/adr/0005-rebuilding-projections.md):
 
 * `cart_view` (inline) is written by every command, in the append's own
-  transaction. On PostgreSQL we take SLOW_LOCK (migration 0003) exclusively:
-  it waits until every append in flight has committed, with its cart_view rows,
-  and holds every new append until we commit. No append is in flight then, so
-  every committed event is safe to read (`appends_paused`), and the shadow
-  takes the last of them; after the rename, waiting commands write into the
-  new table. On SQLite, BEGIN IMMEDIATE already holds the single write lock.
+  transaction. We hold appends (`store.hold_appends`): that waits until every
+  append in flight has committed, with its cart_view rows, and holds every new
+  append until we commit. No append is in flight then, so every committed event
+  is safe to read, and the shadow takes the last of them; after the rename,
+  waiting commands write into the new table.
 * An async projection is written only by its consumer, in its own batch
   transactions. We lock its table, take the last events gap-safe, rename, and
   move the consumer's checkpoint to the shadow's position in the same commit:
@@ -17,20 +16,20 @@ docs/adr/0005-rebuilding-projections.md):
   from the old checkpoint fails its compare-and-set and is fetched again.
 """
 
-from importlib import import_module
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from django.db import connection, transaction
 
 from consumers.models import Checkpoint
 from eventlog import store
 from eventlog.records import RecordedEvent
+from eventlog.stores import LogReader, for_connection
 from projections import registry
 from projections.registry import Projection
 
 from . import runs, shadow, verify, versions
 from .models import RebuildRun
-
-SLOW_LOCK: int = import_module("eventlog.migrations.0003_append_function").SLOW_LOCK
 
 
 def is_inline(projection: Projection) -> bool:
@@ -39,9 +38,8 @@ def is_inline(projection: Projection) -> bool:
 
 def swap(run: RebuildRun, projection: Projection) -> int:
     """Take the last events into the shadow and put it live; return the position it holds."""
-    with transaction.atomic():
-        _hold_writers(projection, mode="ACCESS EXCLUSIVE")
-        events = _read_rest(run.position, projection)
+    with transaction.atomic(), _holding_writers(projection, mode="ACCESS EXCLUSIVE") as log:
+        events = _read_rest(log, run.position, projection)
         position = _apply(projection, events, run.position, run.shadow_table)
         shadow.swap(projection.TABLE, run.shadow_table)
         if not is_inline(projection):
@@ -53,10 +51,9 @@ def swap(run: RebuildRun, projection: Projection) -> int:
 
 def compare(run: RebuildRun, projection: Projection) -> list[verify.RowDifference]:
     """Bring the shadow and the live view to the same position, then compare them row by row."""
-    with transaction.atomic():
-        _hold_writers(projection, mode="SHARE ROW EXCLUSIVE")
+    with transaction.atomic(), _holding_writers(projection, mode="SHARE ROW EXCLUSIVE") as log:
         live_at = None if is_inline(projection) else _checkpoint(projection.NAME)
-        events = _read_rest(min(run.position, live_at if live_at is not None else run.position), projection)
+        events = _read_rest(log, min(run.position, live_at if live_at is not None else run.position), projection)
         position = _apply(projection, events, run.position, run.shadow_table)
         if live_at is not None and position > live_at:
             # The consumer's own next batches, done here so both sides stand at one position.
@@ -69,22 +66,24 @@ def compare(run: RebuildRun, projection: Projection) -> list[verify.RowDifferenc
     return differences
 
 
-def _hold_writers(projection: Projection, *, mode: str) -> None:
-    """Until this transaction ends, nothing else writes the live table (see the module doc)."""
-    if connection.vendor != "postgresql":
-        return  # BEGIN IMMEDIATE (settings) holds SQLite's one write lock already
-    with connection.cursor() as cursor:
-        if is_inline(projection):
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [SLOW_LOCK])
-        else:
+@contextmanager
+def _holding_writers(projection: Projection, *, mode: str) -> Iterator[LogReader]:
+    """Until this transaction ends, nothing else writes the live table (see the module doc);
+    yields the reader to take the last events with."""
+    if is_inline(projection):
+        with store.hold_appends() as every_committed:
+            yield every_committed
+        return
+    if connection.vendor == "postgresql":  # BEGIN IMMEDIATE (settings) holds SQLite's one write lock already
+        with connection.cursor() as cursor:
             cursor.execute(f'LOCK TABLE "{projection.TABLE}" IN {mode} MODE')
+    yield for_connection()
 
 
-def _read_rest(after: int, projection: Projection) -> list[RecordedEvent]:
-    """Everything left after `after`; runs before this transaction's first write (store.read_all)."""
+def _read_rest(log: LogReader, after: int, projection: Projection) -> list[RecordedEvent]:
+    """Everything left after `after`; runs before this transaction's first write (read_all)."""
     events: list[RecordedEvent] = []
-    paused = is_inline(projection)
-    while batch := store.read_all(after, 5000, categories=projection.CATEGORIES, appends_paused=paused):
+    while batch := log.read_all(after, 5000, categories=projection.CATEGORIES):
         events += batch
         after = batch[-1].position
     return events

@@ -1,0 +1,66 @@
+"""The storage seam: what every backend of the log offers, and nothing backend-specific.
+
+Every backend keeps the same contract (tests/.../test_eventlog_store_contract.py):
+appends check the expected version (invariant 2), positions grow, `read_all`
+never skips an event that commits late (invariant 3), older schema versions
+are upcast on read.
+"""
+
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Protocol
+
+from ..records import NewEvent, RecordedEvent
+
+
+class LogReader(Protocol):
+    def read_all(
+        self, after_position: int, limit: int = 1000, *, categories: Sequence[str] | None = None
+    ) -> list[RecordedEvent]:
+        """Up to `limit` events after `after_position`, in position order, gap-safe.
+
+        An empty result means "nothing safe to read yet", not "the log ends here".
+        """
+        ...
+
+
+class EventStore(LogReader, Protocol):
+    def append(self, stream_id: str, expected_version: int, events: Sequence[NewEvent]) -> list[RecordedEvent]:
+        """Append `events` as versions expected_version+1.. of `stream_id`, in the current
+        transaction; WrongExpectedVersionError if the stream is not at `expected_version`."""
+        ...
+
+    def read_stream(self, stream_id: str, up_to_version: int | None = None) -> list[RecordedEvent]:
+        """One stream's events in version order, optionally only up to a version (time travel)."""
+        ...
+
+    def head_position(self) -> int:
+        """The highest position committed so far (0 for an empty log)."""
+        ...
+
+    def stream_version(self, stream_id: str) -> int: ...
+
+    def lock_stream(self, stream_id: str) -> None:
+        """Queue behind the other writers of `stream_id` that lock it, until this transaction ends.
+
+        A remedy for retry storms, not a correctness device: appends stay checked
+        against the expected version whether the writer locked or not.
+        """
+        ...
+
+    def atomic(self) -> AbstractContextManager[None]:
+        """One unit of work: the appends inside become visible together, or not at all."""
+        ...
+
+    def hold_appends(self) -> AbstractContextManager[LogReader]:
+        """Hold every append until the current transaction ends; the reader returns every
+        committed event (none is in flight while appends are held). Must run inside
+        `atomic()`: the hold lasts until that transaction ends, not only the `with`."""
+        ...
+
+
+def iter_all(log: LogReader, after_position: int = 0, batch_size: int = 1000) -> Iterator[list[RecordedEvent]]:
+    """Batches of everything after `after_position` that is safe to read now."""
+    while batch := log.read_all(after_position, batch_size):
+        yield batch
+        after_position = batch[-1].position

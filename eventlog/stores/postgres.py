@@ -1,0 +1,113 @@
+"""The log on PostgreSQL: appends through `eventlog_append`, gap-safe reads by transaction id.
+
+`read_all` returns only rows whose transaction is older than the oldest one
+still running, so it never skips an event that commits late (invariant 3).
+Why that holds, and the locks below, are in `eventlog_append` (migration 0003)
+and docs/adr/0002-gap-safe-readers.md.
+"""
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+from django.db import IntegrityError
+
+from ..errors import WrongExpectedVersionError
+from ..records import NewEvent, RecordedEvent
+from .base import LogReader
+from .sql import SqlStore, dumps
+
+# The advisory lock keys eventlog_append uses. Migration 0003 spells them in its
+# SQL (a migration must not change with the code); a test checks that they agree.
+ORDER_LOCK = 74260001  # session lock: taking a transaction id and positions, in one order
+SLOW_LOCK = 74260002  # transaction lock: shared by fast appends, exclusive for slow ones (and hold_appends)
+STREAM_LOCK_CLASS = 7426  # first key of the per-stream advisory locks (lock_stream)
+
+# Stop before the oldest transaction still running: any row it (or a later
+# writer) will commit has a higher position than what we return.
+VISIBLE = "transaction_id < pg_snapshot_xmin(pg_current_snapshot())"
+
+
+class PostgresStore(SqlStore):
+    def append(self, stream_id: str, expected_version: int, events: Sequence[NewEvent]) -> list[RecordedEvent]:
+        if not events:
+            return []
+        recorded_at = datetime.now(UTC)
+        try:
+            with self.connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT out_position, out_version FROM eventlog_append(%s, %s, %s::jsonb, %s)",
+                    [stream_id, expected_version, _payload(events), recorded_at],
+                )
+                rows = cursor.fetchall()
+        except IntegrityError as error:
+            raise WrongExpectedVersionError(stream_id, expected_version) from error
+        return [
+            event.recorded(position=int(position), stream_id=stream_id, version=int(version), recorded_at=recorded_at)
+            for (position, version), event in zip(rows, events, strict=True)
+        ]
+
+    def read_all(
+        self, after_position: int, limit: int = 1000, *, categories: Sequence[str] | None = None
+    ) -> list[RecordedEvent]:
+        """Gap-safe. A transaction that has already written counts as running for its
+        own reads: it does not see the events it appended until it commits (so a
+        test that appends and then consumes must commit in between)."""
+        return self.select_after(after_position, limit, categories, where=[VISIBLE])
+
+    def lock_stream(self, stream_id: str) -> None:
+        # An advisory lock takes no transaction id, so the append that follows stays on
+        # eventlog_append's fast path; the two-key form keeps it apart from its one-key locks.
+        with self.connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [STREAM_LOCK_CLASS, stream_id])
+
+    @contextmanager
+    def hold_appends(self) -> Iterator[LogReader]:
+        """SLOW_LOCK, exclusively: waits until every append in flight has committed and
+        holds every new one until this transaction ends. With no append in flight every
+        committed event is safe, so the reader drops the transaction-id filter (which
+        any running transaction, append or not, would hold back)."""
+        self.require_transaction()
+        with self.connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [SLOW_LOCK])
+        yield _EveryCommitted(self)
+
+    def prepare_bulk_read(self, cursor: Any) -> None:
+        """Use psycopg's own timestamptz loader (C) on this cursor, not Django's Python subclass.
+
+        Two timestamps per event were the largest cost of reading the log in bulk
+        (a rebuild, a consumer catching up: docs/benchmarks.md, section rebuild).
+        The values are the same: aware datetimes in the session's time zone, UTC.
+        """
+        from psycopg.types.datetime import TimestamptzLoader
+
+        cursor.cursor.adapters.register_loader("timestamptz", TimestamptzLoader)
+
+
+class _EveryCommitted:
+    """`read_all` while appends are held: everything committed, no transaction-id filter."""
+
+    def __init__(self, store: PostgresStore) -> None:
+        self.store = store
+
+    def read_all(
+        self, after_position: int, limit: int = 1000, *, categories: Sequence[str] | None = None
+    ) -> list[RecordedEvent]:
+        return self.store.select_after(after_position, limit, categories)
+
+
+def _payload(events: Sequence[NewEvent]) -> str:
+    return dumps(
+        [
+            {
+                "event_id": str(e.event_id),
+                "type": e.type,
+                "schema_version": e.schema_version,
+                "data": e.data,
+                "metadata": e.metadata,
+                "occurred_at": e.occurred_at.isoformat(),
+            }
+            for e in events
+        ]
+    )

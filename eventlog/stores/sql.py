@@ -1,0 +1,112 @@
+"""What the PostgreSQL and SQLite stores share: the event table, its rows, and the plain reads."""
+
+import json
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime
+from typing import Any
+from uuid import UUID
+
+import orjson
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import connections, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.utils.dateparse import parse_datetime
+
+from .. import registry
+from ..errors import AppendsNotHeldError
+from ..records import RecordedEvent
+
+COLUMNS = "position, event_id, stream_id, version, type, schema_version, data, metadata, occurred_at, recorded_at"
+
+
+class SqlStore:
+    """The event table through the Django database `using`; subclasses append and read all."""
+
+    def __init__(self, using: str = "default") -> None:
+        self.using = using
+
+    @property
+    def connection(self) -> BaseDatabaseWrapper:
+        return connections[self.using]
+
+    def atomic(self) -> AbstractContextManager[None]:
+        return transaction.atomic(using=self.using)
+
+    def read_stream(self, stream_id: str, up_to_version: int | None = None) -> list[RecordedEvent]:
+        sql = f"SELECT {COLUMNS} FROM eventlog_event WHERE stream_id = %s"
+        params: list[Any] = [stream_id]
+        if up_to_version is not None:
+            sql += " AND version <= %s"
+            params.append(up_to_version)
+        with self.connection.cursor() as cursor:
+            cursor.execute(sql + " ORDER BY version", params)
+            return [record(row) for row in cursor.fetchall()]
+
+    def head_position(self) -> int:
+        with self.connection.cursor() as cursor:
+            cursor.execute("SELECT COALESCE(MAX(position), 0) FROM eventlog_event")
+            return int(cursor.fetchone()[0])
+
+    def stream_version(self, stream_id: str) -> int:
+        with self.connection.cursor() as cursor:
+            cursor.execute("SELECT COALESCE(MAX(version), 0) FROM eventlog_event WHERE stream_id = %s", [stream_id])
+            return int(cursor.fetchone()[0])
+
+    def select_after(
+        self, after_position: int, limit: int, categories: Sequence[str] | None, *, where: Sequence[str] = ()
+    ) -> list[RecordedEvent]:
+        """Events after a position (in the categories given), with the backend's own extra `where`."""
+        conditions = ["position > %s", *where]
+        params: list[Any] = [after_position]
+        if categories:
+            conditions.append("(" + " OR ".join("stream_id LIKE %s" for _ in categories) + ")")
+            params.extend(f"{category}-%" for category in categories)
+        sql = f"SELECT {COLUMNS} FROM eventlog_event WHERE {' AND '.join(conditions)} ORDER BY position LIMIT %s"
+        with self.connection.cursor() as cursor:
+            self.prepare_bulk_read(cursor)
+            cursor.execute(sql, [*params, limit])
+            return [record(row) for row in cursor.fetchall()]
+
+    def prepare_bulk_read(self, cursor: Any) -> None:
+        """A backend's hook to speed up decoding many rows; nothing by default."""
+
+    def require_transaction(self) -> None:
+        """A hold on appends is a transaction lock: outside a transaction it would end at once."""
+        if not self.connection.in_atomic_block:
+            raise AppendsNotHeldError("hold_appends() must run inside a transaction (store.atomic())")
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, cls=DjangoJSONEncoder, separators=(",", ":"))
+
+
+def loads(value: Any) -> Any:
+    # orjson: the same values as json.loads, a few times faster; every event read decodes two documents.
+    return orjson.loads(value) if isinstance(value, str | bytes) else value
+
+
+def parse_timestamp(value: datetime | str) -> datetime:
+    """A stored timestamp (a datetime, or SQLite's text) as an aware datetime."""
+    parsed = value if isinstance(value, datetime) else parse_datetime(value)
+    if parsed is None:
+        raise ValueError(f"not a timestamp: {value!r}")
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def record(row: Sequence[Any]) -> RecordedEvent:
+    """One row of the event table, upcast to its type's current schema version."""
+    position, event_id, stream_id, version, type_, schema_version, data, metadata, occurred_at, recorded_at = row
+    schema_version, data = registry.upcast(type_, schema_version, loads(data))
+    return RecordedEvent(
+        position=int(position),
+        event_id=event_id if isinstance(event_id, UUID) else UUID(event_id),
+        stream_id=stream_id,
+        version=int(version),
+        type=type_,
+        schema_version=schema_version,
+        data=data,
+        metadata=loads(metadata),
+        occurred_at=parse_timestamp(occurred_at),
+        recorded_at=parse_timestamp(recorded_at),
+    )
