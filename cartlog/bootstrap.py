@@ -1,15 +1,23 @@
 """Wiring in one place, done once when Django starts (`CartlogConfig.ready`).
 
 The composition root: the only module that knows every package. It registers
-the event types each domain defines and hands the consumers of the higher
-layers to `consumers.registry`. Nothing here runs at import time.
+the event types each domain defines, chooses the event store and builds the
+cart command handler on it, and hands the consumers of the higher layers to
+`consumers.registry`. Nothing here runs at import time.
 """
 
+from collections.abc import Mapping, Sequence
+
+from carts.decider import CartState
+from carts.handler import CommandHandler
 from eventlog import registry
+from eventlog.records import RecordedEvent
+from eventlog.stores import EventStore
 
 
 def start() -> None:
     register_event_types()
+    install_command_handler()
     install_consumers()
 
 
@@ -19,6 +27,40 @@ def register_event_types() -> None:
 
     for event_type in [*cart_event_types(), *claim_event_types()]:
         registry.register(event_type)
+
+
+def event_store() -> EventStore:
+    """The log in the default database: PostgreSQL or SQLite, by its vendor."""
+    from eventlog import stores
+
+    return stores.for_connection("default")
+
+
+def command_handler(store: EventStore | None = None) -> CommandHandler:
+    """The cart handler on `store` (default: `event_store()`), with the database's
+    idempotency records and the inline projections."""
+    from django.conf import settings
+
+    from carts.idempotency import DatabaseProcessedCommands
+
+    return CommandHandler(
+        store=store or event_store(),
+        processed=DatabaseProcessedCommands(),
+        project=_inline_projections,
+        max_attempts=settings.COMMAND_MAX_ATTEMPTS,
+    )
+
+
+def install_command_handler() -> None:
+    from carts import handler
+
+    handler.install(command_handler())
+
+
+def _inline_projections(events: Sequence[RecordedEvent], prior: Mapping[str, CartState]) -> None:
+    from projections import inline
+
+    inline.apply(events, prior=prior)
 
 
 def install_consumers() -> None:

@@ -3,30 +3,36 @@
     load the stream -> fold it -> decide -> append (expected version)
                     -> inline projections -> idempotency record -> commit
 
-all in one database transaction (invariant 4). A concurrency conflict is retried
-from the top with a fresh read, unless the caller pinned a version (If-Match).
+all in one unit of work of the store (invariant 4). A concurrency conflict is
+retried from the top with a fresh read, unless the caller pinned a version
+(If-Match). What the handler works with (the event store, the idempotency
+records, the inline projections) comes from `cartlog.bootstrap`, which installs
+the process's handler at start; tests build their own on the in-memory store.
 """
 
 import logging
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import uuid4
 
-from django.conf import settings
-from django.db import IntegrityError, transaction
-
-from eventlog import codec, store
+from eventlog import codec
 from eventlog.errors import WrongExpectedVersionError
 from eventlog.records import NewEvent, RecordedEvent
+from eventlog.stores import EventStore
 from kernel.principal import Principal
-from projections import inline
 
 from . import commands as c
-from . import errors, idempotency
+from . import errors
 from .decider import CartState, decide, fold_recorded, initial_state
 from .events import CartEvent
+from .idempotency import AlreadyRecordedError, ProcessedCommands
 
 log = logging.getLogger(__name__)
+
+# The inline projections: given the new events and the states folded just before
+# them (cart id -> state), they write their views in the command's transaction.
+Project = Callable[[Sequence[RecordedEvent], Mapping[str, CartState]], None]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -51,53 +57,57 @@ def stream_id(cart_id: str) -> str:
     return f"cart-{cart_id}"
 
 
-def load(cart_id: str, up_to_version: int | None = None) -> CartState:
-    """The cart as its stream makes it (optionally as it was at a version)."""
-    return fold_recorded(initial_state(cart_id), store.read_stream(stream_id(cart_id), up_to_version))
+@dataclass(frozen=True, kw_only=True)
+class CommandHandler:
+    store: EventStore
+    processed: ProcessedCommands
+    project: Project
+    max_attempts: int  # tries against concurrent writers when no version is pinned
 
+    def load(self, cart_id: str, up_to_version: int | None = None) -> CartState:
+        """The cart as its stream makes it (optionally as it was at a version)."""
+        return fold_recorded(initial_state(cart_id), self.store.read_stream(stream_id(cart_id), up_to_version))
 
-def handle(command: c.CartCommand, context: Context) -> Outcome:
-    attempts = 1 if context.expected_version is not None else settings.COMMAND_MAX_ATTEMPTS
-    for attempt in range(1, attempts + 1):
-        try:
-            with transaction.atomic():
-                if attempt > 1:
-                    # After a conflict, wait in line behind this cart's other writers instead
-                    # of racing them again: under contention optimistic retries can starve.
-                    store.lock_stream(stream_id(command.cart_id))
-                return _handle_once(command, context)
-        except WrongExpectedVersionError:
-            if context.expected_version is not None:
-                raise errors.StaleVersionError("The cart changed since you read it; reload it and try again.") from None
-            log.info("conflict on cart %s, attempt %d of %d", command.cart_id, attempt, attempts)
-        except IntegrityError:
-            if context.idempotency_key is None:
-                raise
-            # A concurrent request with the same Idempotency-Key committed first;
-            # the next attempt finds its record and returns its outcome.
-    raise errors.ConcurrencyConflictError("The cart is being changed by many requests at once; try again.")
+    def handle(self, command: c.CartCommand, context: Context) -> Outcome:
+        attempts = 1 if context.expected_version is not None else self.max_attempts
+        for attempt in range(1, attempts + 1):
+            try:
+                with self.store.atomic():
+                    if attempt > 1:
+                        # After a conflict, wait in line behind this cart's other writers instead
+                        # of racing them again: under contention optimistic retries can starve.
+                        self.store.lock_stream(stream_id(command.cart_id))
+                    return self._handle_once(command, context)
+            except WrongExpectedVersionError:
+                if context.expected_version is not None:
+                    raise errors.StaleVersionError(
+                        "The cart changed since you read it; reload it and try again."
+                    ) from None
+                log.info("conflict on cart %s, attempt %d of %d", command.cart_id, attempt, attempts)
+            except AlreadyRecordedError:
+                pass  # a concurrent request with this command id committed first: the next attempt replays it
+        raise errors.ConcurrencyConflictError("The cart is being changed by many requests at once; try again.")
 
-
-def _handle_once(command: c.CartCommand, context: Context) -> Outcome:
-    command_id = f"{context.actor}|{context.idempotency_key}" if context.idempotency_key else None
-    if command_id and (prior := idempotency.lookup(command_id, command)):
-        return Outcome(state=load(prior.cart_id, prior.version), replayed=True)
-    state = load(command.cart_id)
-    if not isinstance(command, c.StartCart):
-        check_access(state, context.actor)
-    if context.expected_version is not None and context.expected_version != state.version:
-        raise errors.StaleVersionError(
-            f"The cart is at version {state.version}, not {context.expected_version}; reload it and try again."
+    def _handle_once(self, command: c.CartCommand, context: Context) -> Outcome:
+        command_id = f"{context.actor}|{context.idempotency_key}" if context.idempotency_key else None
+        if command_id and (prior := self.processed.lookup(command_id, command)):
+            return Outcome(state=self.load(prior.cart_id, prior.version), replayed=True)
+        state = self.load(command.cart_id)
+        if not isinstance(command, c.StartCart):
+            check_access(state, context.actor)
+        if context.expected_version is not None and context.expected_version != state.version:
+            raise errors.StaleVersionError(
+                f"The cart is at version {state.version}, not {context.expected_version}; reload it and try again."
+            )
+        new_events = decide(state, command)
+        recorded = self.store.append(
+            stream_id(command.cart_id), state.version, _to_log(new_events, command, context, command_id)
         )
-    new_events = decide(state, command)
-    recorded = store.append(
-        stream_id(command.cart_id), state.version, _to_log(new_events, command, context, command_id)
-    )
-    inline.apply(recorded, prior={command.cart_id: state})
-    new_state = fold_recorded(state, recorded)
-    if command_id:
-        idempotency.record(command_id, command, new_state.version)
-    return Outcome(state=new_state, events=recorded)
+        self.project(recorded, {command.cart_id: state})
+        new_state = fold_recorded(state, recorded)
+        if command_id:
+            self.processed.record(command_id, command, new_state.version)
+        return Outcome(state=new_state, events=recorded)
 
 
 def check_access(state: CartState, actor: Principal) -> None:
@@ -118,3 +128,26 @@ def _to_log(
         "actor": str(context.actor),
     }
     return [codec.to_new_event(event, metadata=metadata, occurred_at=command.at) for event in events]
+
+
+# --- the process's handler, installed by cartlog.bootstrap --------------------
+
+_installed: list[CommandHandler] = []
+
+
+def install(handler: CommandHandler) -> None:
+    _installed[:] = [handler]
+
+
+def installed() -> CommandHandler:
+    if not _installed:
+        raise RuntimeError("no cart command handler: cartlog.bootstrap.start() has not run")
+    return _installed[0]
+
+
+def handle(command: c.CartCommand, context: Context) -> Outcome:
+    return installed().handle(command, context)
+
+
+def load(cart_id: str, up_to_version: int | None = None) -> CartState:
+    return installed().load(cart_id, up_to_version)

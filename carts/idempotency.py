@@ -1,8 +1,16 @@
-"""Invariant 5: a command id seen before returns its first outcome and appends nothing."""
+"""Invariant 5: a command id seen before returns its first outcome and appends nothing.
+
+The handler keeps its records through `ProcessedCommands`: in the database
+(`DatabaseProcessedCommands`, the command's own transaction) or in memory, for
+unit tests of the handler's rules.
+"""
 
 import hashlib
 import json
 from dataclasses import asdict, dataclass
+from typing import Protocol
+
+from django.db import IntegrityError
 
 from . import commands as c
 from .errors import IdempotencyKeyReusedError
@@ -19,6 +27,21 @@ class PriorOutcome:
     version: int
 
 
+class AlreadyRecordedError(Exception):
+    """A concurrent request with the same command id recorded its outcome first."""
+
+
+class ProcessedCommands(Protocol):
+    def lookup(self, command_id: str, command: c.CartCommand) -> PriorOutcome | None:
+        """The first outcome of `command_id`; IdempotencyKeyReusedError if it was another request."""
+        ...
+
+    def record(self, command_id: str, command: c.CartCommand, version: int) -> None:
+        """Written in the command's own transaction, after its append; AlreadyRecordedError
+        if a concurrent request with the same command id got there first."""
+        ...
+
+
 def fingerprint(command: c.CartCommand) -> str:
     volatile = _VOLATILE | {"cart_id"} if isinstance(command, c.StartCart) else _VOLATILE  # a fresh id per send
     fields = {k: v for k, v in asdict(command).items() if k not in volatile}
@@ -26,17 +49,37 @@ def fingerprint(command: c.CartCommand) -> str:
     return hashlib.sha256(body.encode()).hexdigest()
 
 
-def lookup(command_id: str, command: c.CartCommand) -> PriorOutcome | None:
-    row = ProcessedCommand.objects.filter(command_id=command_id).first()
-    if row is None:
-        return None
-    if row.fingerprint != fingerprint(command):
+def _prior(command: c.CartCommand, first_fingerprint: str, cart_id: str, version: int) -> PriorOutcome:
+    if first_fingerprint != fingerprint(command):
         raise IdempotencyKeyReusedError("This Idempotency-Key was already used for a different request; use a new key.")
-    return PriorOutcome(cart_id=row.cart_id, version=row.version)
+    return PriorOutcome(cart_id=cart_id, version=version)
 
 
-def record(command_id: str, command: c.CartCommand, version: int) -> None:
-    """Written in the command's own transaction, after its append."""
-    ProcessedCommand.objects.create(
-        command_id=command_id, fingerprint=fingerprint(command), cart_id=command.cart_id, version=version
-    )
+class DatabaseProcessedCommands:
+    def lookup(self, command_id: str, command: c.CartCommand) -> PriorOutcome | None:
+        row = ProcessedCommand.objects.filter(command_id=command_id).first()
+        return None if row is None else _prior(command, row.fingerprint, row.cart_id, row.version)
+
+    def record(self, command_id: str, command: c.CartCommand, version: int) -> None:
+        try:
+            ProcessedCommand.objects.create(
+                command_id=command_id, fingerprint=fingerprint(command), cart_id=command.cart_id, version=version
+            )
+        except IntegrityError:
+            raise AlreadyRecordedError(command_id) from None
+
+
+class MemoryProcessedCommands:
+    """Records in a dict. They do not roll back: `record` is the last write of a command."""
+
+    def __init__(self) -> None:
+        self.records: dict[str, tuple[str, PriorOutcome]] = {}
+
+    def lookup(self, command_id: str, command: c.CartCommand) -> PriorOutcome | None:
+        found = self.records.get(command_id)
+        return None if found is None else _prior(command, found[0], found[1].cart_id, found[1].version)
+
+    def record(self, command_id: str, command: c.CartCommand, version: int) -> None:
+        if command_id in self.records:
+            raise AlreadyRecordedError(command_id)
+        self.records[command_id] = (fingerprint(command), PriorOutcome(cart_id=command.cart_id, version=version))

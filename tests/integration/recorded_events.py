@@ -5,19 +5,13 @@ be written as literals too (nothing in them is computed by the code under test).
 """
 
 from datetime import UTC, datetime, timedelta
-from typing import Any, ClassVar, Protocol
 from uuid import uuid4
 
+from eventlog import codec
+from eventlog.codec import DomainEvent
 from eventlog.records import RecordedEvent
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
-
-
-class DomainEvent(Protocol):
-    TYPE: ClassVar[str]
-    SCHEMA_VERSION: ClassVar[int]
-
-    def to_data(self) -> dict[str, Any]: ...
 
 
 def at(minute: int) -> datetime:
@@ -27,14 +21,15 @@ def at(minute: int) -> datetime:
 
 def recorded(position: int, stream_id: str, version: int, event: DomainEvent) -> RecordedEvent:
     """Event number `position` of the log, version `version` of `stream_id`, which happened at `at(position)`."""
+    type_, schema_version, data = codec.encode(event)
     return RecordedEvent(
         position=position,
         event_id=uuid4(),
         stream_id=stream_id,
         version=version,
-        type=event.TYPE,
-        schema_version=event.SCHEMA_VERSION,
-        data=event.to_data(),
+        type=type_,
+        schema_version=schema_version,
+        data=data,
         metadata={},
         occurred_at=at(position),
         recorded_at=at(position),

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from carts.events import CartEvent, CartOwnerChanged, CartStarted, CheckedOut, ItemAdded
-from eventlog import store
-from eventlog.records import NewEvent, RecordedEvent
+from eventlog import codec, store
+from eventlog.records import RecordedEvent
 from projections import order_history
 from projections.models import OrderHistory
 
@@ -29,10 +29,7 @@ H2_LINES = [{"sku": KIT, "quantity": 1, "unit_price": "24.00", "line_total": "24
 
 def append(stream_id: str, *events: tuple[int, CartEvent]) -> list[RecordedEvent]:
     """Append (minute, event) pairs to a new stream; each happened `minute` minutes after T0."""
-    new = [
-        NewEvent(type=event.TYPE, data=event.to_data(), occurred_at=at(minute), schema_version=event.SCHEMA_VERSION)
-        for minute, event in events
-    ]
+    new = [codec.to_new_event(event, metadata={}, occurred_at=at(minute)) for minute, event in events]
     store.append(stream_id, 0, new)
     return store.read_stream(stream_id)
 
