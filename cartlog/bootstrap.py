@@ -41,11 +41,11 @@ def command_handler(store: EventStore | None = None) -> CommandHandler:
     idempotency records and the inline projections."""
     from django.conf import settings
 
-    from carts.idempotency import DatabaseProcessedCommands
+    from carts import idempotency
 
     return CommandHandler(
         store=store or event_store(),
-        processed=DatabaseProcessedCommands(),
+        processed=idempotency,  # the module's lookup/record: the records in the database
         project=_inline_projections,
         max_attempts=settings.COMMAND_MAX_ATTEMPTS,
     )

@@ -1,8 +1,8 @@
 """Invariant 5: a command id seen before returns its first outcome and appends nothing.
 
 The handler keeps its records through `ProcessedCommands`: in the database
-(`DatabaseProcessedCommands`, the command's own transaction) or in memory, for
-unit tests of the handler's rules.
+(this module's `lookup` and `record`, in the command's own transaction) or in
+memory (`MemoryProcessedCommands`), for unit tests of the handler's rules.
 """
 
 import hashlib
@@ -55,18 +55,22 @@ def _prior(command: c.CartCommand, first_fingerprint: str, cart_id: str, version
     return PriorOutcome(cart_id=cart_id, version=version)
 
 
-class DatabaseProcessedCommands:
-    def lookup(self, command_id: str, command: c.CartCommand) -> PriorOutcome | None:
-        row = ProcessedCommand.objects.filter(command_id=command_id).first()
-        return None if row is None else _prior(command, row.fingerprint, row.cart_id, row.version)
+# The database's records: this module itself is the `ProcessedCommands` the process uses.
 
-    def record(self, command_id: str, command: c.CartCommand, version: int) -> None:
-        try:
-            ProcessedCommand.objects.create(
-                command_id=command_id, fingerprint=fingerprint(command), cart_id=command.cart_id, version=version
-            )
-        except IntegrityError:
-            raise AlreadyRecordedError(command_id) from None
+
+def lookup(command_id: str, command: c.CartCommand) -> PriorOutcome | None:
+    row = ProcessedCommand.objects.filter(command_id=command_id).first()
+    return None if row is None else _prior(command, row.fingerprint, row.cart_id, row.version)
+
+
+def record(command_id: str, command: c.CartCommand, version: int) -> None:
+    """Written in the command's own transaction, after its append."""
+    try:
+        ProcessedCommand.objects.create(
+            command_id=command_id, fingerprint=fingerprint(command), cart_id=command.cart_id, version=version
+        )
+    except IntegrityError:
+        raise AlreadyRecordedError(command_id) from None
 
 
 class MemoryProcessedCommands:
