@@ -13,6 +13,7 @@ from django.db import connections
 
 from carts import streams
 from carts.decider import fold_recorded, initial_state
+from carts.events import CheckedOut
 from eventlog import store
 from eventlog.records import RecordedEvent
 
@@ -35,16 +36,16 @@ def apply(events: Sequence[RecordedEvent], table: str = TABLE, *, using: str = "
     )
     with connection.cursor() as cursor:
         for event in events:
-            if event.type == "CheckedOut":
-                cursor.execute(sql, _row(event, connection))
+            if isinstance(checked_out := event.domain_event, CheckedOut):
+                cursor.execute(sql, _row(event, checked_out, connection))
 
 
-def _row(event: RecordedEvent, connection: Any) -> list[Any]:
+def _row(event: RecordedEvent, order: CheckedOut, connection: Any) -> list[Any]:
     cart_id = streams.cart_id(event.stream_id)
+    # The owner at checkout: the fold of the stream just before this event.
     owner = fold_recorded(initial_state(cart_id), store.read_stream(event.stream_id, event.version - 1)).owner
-    data = event.data
     return [
-        data["order_id"], owner or "", cart_id, json.dumps(data["lines"]), data["subtotal"], data["discount"],
-        data["total"], data.get("coupon"), connection.ops.adapt_datetimefield_value(event.occurred_at),
-        event.position,
+        order.order_id, owner or "", cart_id, json.dumps(order.lines), str(order.subtotal),
+        str(order.discount), str(order.total), order.coupon,
+        connection.ops.adapt_datetimefield_value(event.occurred_at), event.position,
     ]  # fmt: skip

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.db import connections
 
+from carts.events import CheckedOut, ItemAdded, ItemQuantityChanged, ItemRemoved
 from eventlog.records import RecordedEvent
 
 NAME = "product_activity"
@@ -33,24 +34,23 @@ def deltas(events: Sequence[RecordedEvent]) -> dict[str, dict[str, Any]]:
     return dict(rows)
 
 
-def _effects(event: RecordedEvent) -> list[tuple[str, str, Any]]:
-    data = event.data
-    if event.type == "ItemAdded":
-        return [(data["sku"], "times_added", 1)]
-    if event.type == "ItemRemoved":
-        return [(data["sku"], "times_removed", 1)]
-    if event.type == "ItemQuantityChanged":
-        raised = data["to_quantity"] > data["from_quantity"]
-        return [(data["sku"], "times_raised" if raised else "times_lowered", 1)]
-    if event.type == "CheckedOut":
-        effects: list[tuple[str, str, Any]] = []
-        for line in data["lines"]:
-            effects += [
-                (line["sku"], "times_bought", 1),
-                (line["sku"], "units_sold", line["quantity"]),
-                (line["sku"], "revenue", Decimal(line["line_total"])),
-            ]
-        return effects
+def _effects(record: RecordedEvent) -> list[tuple[str, str, Any]]:
+    match record.domain_event:
+        case ItemAdded(sku=sku):
+            return [(sku, "times_added", 1)]
+        case ItemRemoved(sku=sku):
+            return [(sku, "times_removed", 1)]
+        case ItemQuantityChanged(sku=sku, from_quantity=before, to_quantity=after):
+            return [(sku, "times_raised" if after > before else "times_lowered", 1)]
+        case CheckedOut(lines=lines):
+            effects: list[tuple[str, str, Any]] = []
+            for line in lines:
+                effects += [
+                    (line["sku"], "times_bought", 1),
+                    (line["sku"], "units_sold", line["quantity"]),
+                    (line["sku"], "revenue", Decimal(line["line_total"])),
+                ]
+            return effects
     return []
 
 
