@@ -93,7 +93,7 @@ def ensure_log(target: int) -> None:
 def cart_events(rng: random.Random, products: list[tuple[str, Decimal]], n: int) -> tuple[str, list[Any]]:
     from carts import commands as c
     from carts.decider import decide, fold, initial_state
-    from carts.handler import Context, _to_log
+    from carts.handler import Context, to_log
 
     cart_id, at = str(uuid4()), START + timedelta(seconds=n)
     state, new = initial_state(cart_id), []
@@ -112,7 +112,7 @@ def cart_events(rng: random.Random, products: list[tuple[str, Decimal]], n: int)
     for command in commands:
         events = decide(state, command)
         state = fold(state, events)
-        new += _to_log(events, command, context, None)
+        new += to_log(events, command, context, None)
     return cart_id, new
 
 

@@ -27,6 +27,7 @@ from . import errors
 from .decider import CartState, decide, fold_recorded, initial_state
 from .events import CartEvent
 from .idempotency import AlreadyRecordedError, ProcessedCommands
+from .streams import stream_id
 
 log = logging.getLogger(__name__)
 
@@ -51,10 +52,6 @@ class Outcome:
     state: CartState
     events: list[RecordedEvent] = field(default_factory=list)
     replayed: bool = False  # True: an idempotent repeat, nothing was appended
-
-
-def stream_id(cart_id: str) -> str:
-    return f"cart-{cart_id}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -101,7 +98,7 @@ class CommandHandler:
             )
         new_events = decide(state, command)
         recorded = self.store.append(
-            stream_id(command.cart_id), state.version, _to_log(new_events, command, context, command_id)
+            stream_id(command.cart_id), state.version, to_log(new_events, command, context, command_id)
         )
         self.project(recorded, {command.cart_id: state})
         new_state = fold_recorded(state, recorded)
@@ -116,9 +113,9 @@ def check_access(state: CartState, actor: Principal) -> None:
         raise errors.CartNotFoundError("This cart does not exist.")
 
 
-def _to_log(
-    events: list[CartEvent], command: c.CartCommand, context: Context, command_id: str | None
-) -> list[NewEvent]:
+def to_log(events: list[CartEvent], command: c.CartCommand, context: Context, command_id: str | None) -> list[NewEvent]:
+    """The records to append for a command's events: the envelope metadata (who, which
+    command, correlation) and the command's time. The bulk simulator appends the same."""
     command_id = command_id or str(uuid4())
     metadata: dict[str, Any] = {
         "command_id": command_id,

@@ -20,7 +20,7 @@ from django.db import connection, transaction
 from carts import commands as c
 from carts.decider import decide, fold, initial_state
 from carts.errors import CartError
-from carts.handler import Context, _to_log
+from carts.handler import Context, to_log
 from carts.streams import stream_id
 from eventlog import store
 from eventlog.records import NewEvent, RecordedEvent
@@ -102,7 +102,7 @@ def _decide_session(session: Session, products: Mapping[str, c.ProductSnapshot])
             continue
         state = fold(state, events)
         # The handler's own envelope, so both modes log the same metadata.
-        logged += _to_log(events, command, context, None)
+        logged += to_log(events, command, context, None)
     return cart_id, logged, rejected
 
 

@@ -14,8 +14,9 @@ import pytest
 from carts import commands as c
 from carts import errors
 from carts.decider import CartState
-from carts.handler import CommandHandler, Context, stream_id
+from carts.handler import CommandHandler, Context
 from carts.idempotency import MemoryProcessedCommands, PriorOutcome
+from carts.streams import stream_id
 from catalog.snapshot import ProductSnapshot
 from eventlog.records import NewEvent, RecordedEvent
 from eventlog.stores import MemoryStore
