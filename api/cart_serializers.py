@@ -4,7 +4,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from carts.decider import CartState
+from carts.decider import CartState, CartStatus
 from catalog.queries import product_names
 
 
@@ -53,7 +53,7 @@ class CartItemOutput(serializers.Serializer):
 
 class CartOutput(serializers.Serializer):
     id = serializers.CharField()
-    status = serializers.ChoiceField(choices=["open", "checked_out"])
+    status = serializers.ChoiceField(choices=[CartStatus.OPEN.value, CartStatus.CHECKED_OUT.value])
     items = CartItemOutput(many=True)
     subtotal = serializers.DecimalField(max_digits=12, decimal_places=2)
     discount = serializers.DecimalField(max_digits=12, decimal_places=2)

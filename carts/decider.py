@@ -8,6 +8,7 @@ Django, no clock, no I/O: everything a decision needs arrives in the command.
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from decimal import Decimal
+from enum import StrEnum
 from typing import Any
 
 from eventlog.records import RecordedEvent
@@ -19,6 +20,14 @@ from . import events as e
 MAX_LINE_QUANTITY = 99
 MAX_DISTINCT_SKUS = 50
 CENT = Decimal("0.01")
+
+
+class CartStatus(StrEnum):
+    """Where a cart is in its life; stored as the value in the cart view."""
+
+    NEW = "new"  # no event yet: the cart does not exist
+    OPEN = "open"
+    CHECKED_OUT = "checked_out"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -34,10 +43,10 @@ class Line:
 
 @dataclass(frozen=True, kw_only=True)
 class CartState:
-    """A cart as its events made it. `status` "new" means no event yet."""
+    """A cart as its events made it. `status` NEW means no event yet."""
 
     cart_id: str
-    status: str = "new"
+    status: CartStatus = CartStatus.NEW
     owner: str | None = None
     lines: tuple[Line, ...] = ()
     version: int = 0
@@ -70,12 +79,12 @@ def initial_state(cart_id: str) -> CartState:
 
 def decide(state: CartState, command: c.CartCommand) -> list[e.CartEvent]:
     if isinstance(command, c.StartCart):
-        if state.status != "new":
+        if state.status is not CartStatus.NEW:
             raise errors.CartAlreadyExistsError(f"Cart {state.cart_id} already exists.")
         return [e.CartStarted(owner=command.owner)]
-    if state.status == "new":
+    if state.status is CartStatus.NEW:
         raise errors.CartNotFoundError("This cart does not exist.")
-    if state.status == "checked_out":
+    if state.status is CartStatus.CHECKED_OUT:
         raise errors.CartCheckedOutError("This cart has already been checked out; it can no longer change.")
     handler = _DECISIONS[type(command)]
     return handler(state, command)
@@ -178,7 +187,7 @@ def evolve(state: CartState, event: e.CartEvent) -> CartState:
     """Fold one event in. The stream version is the caller's to set (see `fold_recorded`)."""
     match event:
         case e.CartStarted(owner=owner):
-            return replace(state, status="open", owner=owner)
+            return replace(state, status=CartStatus.OPEN, owner=owner)
         case e.ItemAdded(sku=sku, quantity=quantity, unit_price=price):
             line = state.line(sku)
             if line is None:
@@ -192,7 +201,7 @@ def evolve(state: CartState, event: e.CartEvent) -> CartState:
         case e.CartOwnerChanged(to_owner=owner):
             return replace(state, owner=owner)
         case e.CheckedOut(order_id=order_id, discount=discount, coupon=coupon):
-            return replace(state, status="checked_out", order_id=order_id, discount=discount, coupon=coupon)
+            return replace(state, status=CartStatus.CHECKED_OUT, order_id=order_id, discount=discount, coupon=coupon)
     return state
 
 

@@ -24,7 +24,7 @@ from kernel.principal import Principal
 
 from . import commands as c
 from . import errors
-from .decider import CartState, decide, fold_recorded, initial_state
+from .decider import CartState, CartStatus, decide, fold_recorded, initial_state
 from .events import CartEvent
 from .idempotency import AlreadyRecordedError, ProcessedCommands
 from .streams import stream_id
@@ -109,7 +109,7 @@ class CommandHandler:
 
 def check_access(state: CartState, actor: Principal) -> None:
     # Someone else's cart is answered exactly like a missing one: no existence leak.
-    if state.status == "new" or state.owner != str(actor):
+    if state.status is CartStatus.NEW or state.owner != str(actor):
         raise errors.CartNotFoundError("This cart does not exist.")
 
 

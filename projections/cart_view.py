@@ -16,7 +16,7 @@ import orjson
 from django.db import connections
 
 from carts import streams
-from carts.decider import CartState, Line, fold_recorded, initial_state
+from carts.decider import CartState, CartStatus, Line, fold_recorded, initial_state
 from eventlog.records import RecordedEvent
 
 NAME = "cart_view"
@@ -67,7 +67,7 @@ def apply(
 def to_row(state: CartState, last: RecordedEvent, connection: Any) -> list[Any]:
     lines = [{"sku": line.sku, "quantity": line.quantity, "unit_price": str(line.unit_price)} for line in state.lines]
     return [
-        state.cart_id, state.owner or "", state.status, json.dumps(lines), state.item_count,
+        state.cart_id, state.owner or "", state.status.value, json.dumps(lines), state.item_count,
         str(state.subtotal), str(state.discount), str(state.total), state.coupon, state.order_id,
         state.version, last.position, connection.ops.adapt_datetimefield_value(last.occurred_at),
     ]  # fmt: skip
@@ -77,7 +77,7 @@ def from_row(row: dict[str, Any]) -> CartState:
     lines = row["lines"] if isinstance(row["lines"], list) else json.loads(row["lines"])
     return CartState(
         cart_id=row["cart_id"],
-        status=row["status"],
+        status=CartStatus(row["status"]),
         owner=row["owner"] or None,
         lines=tuple(
             Line(sku=line["sku"], quantity=line["quantity"], unit_price=Decimal(line["unit_price"])) for line in lines

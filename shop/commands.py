@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from django.http import HttpRequest
 
 from carts import errors, services
+from carts.decider import CartStatus
 from carts.handler import Context, Outcome
 from kernel.errors import DomainError
 from projections.models import CartView
@@ -44,7 +45,7 @@ def attempt(action: Callable[[], Outcome], cart_id: str | None = None) -> Outcom
     try:
         return action()
     except (errors.StaleVersionError, errors.ConcurrencyConflictError):
-        if cart_id and CartView.objects.filter(cart_id=cart_id, status="checked_out").exists():
+        if cart_id and CartView.objects.filter(cart_id=cart_id, status=CartStatus.CHECKED_OUT).exists():
             return Refusal(message=ALREADY_CHECKED_OUT, kind="checked_out")
         return Refusal(message=CHANGED_ELSEWHERE, kind="stale")
     except errors.CartCheckedOutError:

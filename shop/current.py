@@ -10,6 +10,7 @@ import secrets
 from django.http import HttpRequest
 
 from accounts.services import principal
+from carts.decider import CartStatus
 from kernel.principal import Principal
 from projections.models import CartView
 
@@ -46,11 +47,11 @@ def current_cart(request: HttpRequest) -> CartView | None:
         return None
     cart_id = request.session.get(CART_ID)
     if cart_id:
-        row = CartView.objects.filter(cart_id=cart_id, owner=str(owner), status="open").first()
+        row = CartView.objects.filter(cart_id=cart_id, owner=str(owner), status=CartStatus.OPEN).first()
         if row is not None:
             return row
     if request.user.is_authenticated:
-        row = CartView.objects.filter(owner=str(owner), status="open").order_by("-updated_at").first()
+        row = CartView.objects.filter(owner=str(owner), status=CartStatus.OPEN).order_by("-updated_at").first()
         if row is not None:
             request.session[CART_ID] = row.cart_id
             return row

@@ -12,6 +12,7 @@ from django.db.models import QuerySet
 
 from accounts.services import principal
 from analytics import queries as analytics_queries
+from carts.decider import CartStatus
 from catalog.models import Product
 from catalog.queries import product_names
 from kernel.principal import Principal
@@ -90,7 +91,7 @@ def owned_cart(owner: Principal, cart_id: str) -> CartView | None:
 
 
 def other_open_carts(owner: Principal, except_cart_id: str | None) -> list[CartView]:
-    rows = CartView.objects.filter(owner=str(owner), status="open", item_count__gt=0).exclude(
+    rows = CartView.objects.filter(owner=str(owner), status=CartStatus.OPEN, item_count__gt=0).exclude(
         cart_id=except_cart_id or ""
     )
     return list(rows.order_by("-updated_at"))

@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from carts import services
+from carts.decider import CartStatus
 from carts.handler import Outcome
 
 from .. import current, queries
@@ -65,7 +66,7 @@ def switch(request: HttpRequest) -> HttpResponse:
     """Make another of the account's open carts the current one (after a log-in kept two)."""
     cart_id = request.POST.get("cart_id", "")
     row = queries.owned_cart(current.actor(request), cart_id)
-    if row is not None and row.status == "open":
+    if row is not None and row.status == CartStatus.OPEN:
         current.remember_cart(request, cart_id)
         messages.info(request, "Switched carts. Your other cart is kept too.")
     return redirect("shop:cart")

@@ -7,6 +7,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from carts import checkout as carts_checkout
+from carts.decider import CartStatus
 from claims import queries as claim_queries
 from projections.models import CartView
 
@@ -67,7 +68,7 @@ def _checkout_page(request: HttpRequest, row: CartView, form: CheckoutForm, stat
 @require_GET
 def order(request: HttpRequest, cart_id: str) -> HttpResponse:
     row = queries.owned_cart(current.actor(request), cart_id)
-    if row is None or row.status != "checked_out":
+    if row is None or row.status != CartStatus.CHECKED_OUT:
         raise Http404("No such order")
     return render(request, "shop/order.html", {"cart": row, "lines": queries.shown_lines(row.lines)})
 
