@@ -23,7 +23,7 @@ def is_fatal(error: BaseException) -> bool:
 @dataclass
 class Backoff:
     base: float = 0.5
-    cap: float = 30.0
+    cap: float = 5.0
     failures: int = 0
 
     def next(self) -> float:

@@ -84,11 +84,11 @@ class Lease:
 
         Raises when the database cannot be reached (the caller backs off and retries).
         """
-        was_held = self.held
-        self.held = self._acquire_lock() if _is_postgresql() else self._acquire_row()
-        if self.held != was_held:
-            log.info("lease %s %s by pid %d", self.name, "acquired" if self.held else "LOST", os.getpid())
-        return self.held
+        held = self._acquire_lock() if _is_postgresql() else self._acquire_row()
+        if held != self.held:
+            log.info("lease %s %s by pid %d", self.name, "acquired" if held else "LOST", os.getpid())
+        self.held = held
+        return held
 
     def verify(self) -> None:
         """Raise LeaseLostError unless the database says the lease is still ours (call before moving a checkpoint)."""
@@ -114,10 +114,15 @@ class Lease:
     # --- PostgreSQL: an advisory lock on a dedicated session -----------------------------------
 
     def _acquire_lock(self) -> bool:
-        if self.held and self._lock_held():
-            return True
-        if self.held or self._conn is None or self._conn.closed:
-            self._drop_connection()  # if we held it, that session lost it: start a clean one
+        if self.held:
+            if self._lock_held():
+                return True
+            # Stand by one turn, like any other runner: a hot spare may take it over meanwhile.
+            log.warning("lease %s LOST by pid %d: its session ended; standing by", self.name, os.getpid())
+            self.held = False
+            return False
+        if self._conn is None or self._conn.closed or self._conn.broken:
+            self._drop_connection()
             self._conn = psycopg.connect(**connection_kwargs(f"cartlog-lease {self.name} pid={os.getpid()}"))
         try:
             row = self._conn.execute("SELECT pg_try_advisory_lock(%s)", [lock_key(self.name)]).fetchone()
@@ -132,7 +137,8 @@ class Lease:
         try:
             row = self._conn.execute(_HELD_SQL, [lock_key(self.name)]).fetchone()
         except psycopg.Error:
-            return False  # the session is gone (terminated, database restarted): so is the lock
+            self._drop_connection()  # the session is gone (terminated, database restarted): so is the lock
+            return False
         return bool(row and row[0])
 
     def _drop_connection(self) -> None:

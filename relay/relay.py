@@ -98,7 +98,7 @@ class Relay:
     def run(self, stop: threading.Event) -> None:
         """Relay until `stop`: every touch of the database, the broker and the lease is retried here."""
         lease = Lease(f"consumer:{NAME}")
-        backoff = Backoff(base=0.5, cap=10.0)
+        backoff = Backoff(base=0.5, cap=5.0)
         failing_since: float | None = None
         log.info("relay started: %s -> %s", "eventlog_event", settings.KAFKA_BOOTSTRAP_SERVERS)
         try:
