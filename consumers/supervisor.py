@@ -27,7 +27,7 @@ class FatalError(Exception):
 
 @dataclass
 class _Supervised:
-    target: Callable[[], None]
+    target: Callable[[], object]
     thread: threading.Thread
     backoff: Backoff = field(default_factory=lambda: Backoff(base=1.0, cap=30.0))
     restart_at: float | None = None
@@ -42,7 +42,7 @@ class Supervisor:
         self.children: dict[str, _Supervised] = {}
         self.restarts = 0
 
-    def start(self, name: str, target: Callable[[], None]) -> None:
+    def start(self, name: str, target: Callable[[], object]) -> None:
         child = _Supervised(target=target, thread=threading.Thread())
         self.children[name] = child
         self._launch(name, child)
