@@ -71,13 +71,15 @@ def lease_sessions(name: str) -> list[str]:
 
 
 def lease_holder_pid(name: str) -> int | None:
-    """The pid of the process whose lease session holds the advisory lock `name`."""
+    """The pid of the process whose lease session holds the advisory lock `name` (in this database: other
+    test databases on the same server hold locks of the same key)."""
     from consumers.lease import lock_key
 
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
-            "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 "
+            "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 AND a.datname = current_database() "
+            "AND a.application_name LIKE 'cartlog-lease %%' "
             "AND ((l.classid::bigint << 32) | l.objid::bigint) = %s",
             [lock_key(name)],
         )

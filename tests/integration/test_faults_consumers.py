@@ -136,28 +136,29 @@ def test_two_run_consumers_take_turns_on_the_lease_and_commit_every_batch_once(
     logs = [tmp_path / "a.log", tmp_path / "b.log"]
     processes = [start_manage(["run_consumers", *ONLY], path, path.stem) for path in logs]
     writer = Writer(carts=250)
-    holders: set[int] = set()
+    holders: dict[str, set[int]] = {name: set() for name in VIEWS}
     try:
         wait_for(lambda: lease_holder_pid("consumer:order_history") is not None, what="a lease holder")
         writer.start()
         while not writer.done.is_set():
             time.sleep(0.7)
-            holder = lease_holder_pid("consumer:order_history")
-            if holder is not None:
-                holders.add(holder)
-                # Cut the holder's lease session (Django's connection of that process stays up).
-                terminate_backends(f"cartlog-lease consumer:% pid={holder}")
+            for name in VIEWS:
+                holder = lease_holder_pid(f"consumer:{name}")
+                if holder is not None:
+                    holders[name].add(holder)
+                    # Cut the holder's lease session (Django's connection of that process stays up).
+                    terminate_backends(f"cartlog-lease consumer:{name} pid={holder}")
         writer.join()
         wait_for(lambda: caught_up(VIEWS), timeout=90, what="the views to catch up")
         assert all(p.poll() is None for p in processes), "a run_consumers exited"
     finally:
         for process in processes:
             stop(process)
-    assert holders == {p.pid for p in processes}, "the lease should have changed hands"
+    for name in VIEWS:
+        assert holders[name] == {p.pid for p in processes}, f"the {name} lease should have changed hands"
     texts = [path.read_text() for path in logs]
     assert all("LOST" in text for text in texts), "each holder should have noticed it lost the lease"
     for name in VIEWS:
         ranges = committed_ranges(logs, f"consumer {name}")
-        assert {file for *_, file in ranges} == {"a.log", "b.log"}, "both processes should have worked"
         assert_no_batch_twice(ranges)
     assert_views_equal_a_rebuild()
