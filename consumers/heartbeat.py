@@ -2,6 +2,7 @@
 
 import os
 import time
+from collections.abc import Sequence
 
 from django.utils import timezone
 
@@ -17,10 +18,10 @@ def beat(name: str, transport: str) -> None:
     now = time.monotonic()
     if now - _last.get(name, 0.0) < INTERVAL:
         return
-    _last[name] = now
     Heartbeat.objects.update_or_create(
         name=name, defaults={"transport": transport, "beat_at": timezone.now(), "pid": os.getpid()}
     )
+    _last[name] = now  # only once written: a beat lost to an outage is tried again at once
 
 
 def running(name: str) -> tuple[bool, str | None]:
@@ -29,3 +30,8 @@ def running(name: str) -> tuple[bool, str | None]:
     if row is None:
         return False, None
     return (timezone.now() - row.beat_at).total_seconds() < STALE_AFTER, row.transport
+
+
+def silent(names: Sequence[str]) -> list[str]:
+    """Those of `names` without a fresh heartbeat (health checks: docker, `manage.py consumers_healthy`)."""
+    return [name for name in names if not running(name)[0]]

@@ -1,24 +1,74 @@
-"""At most one runner per consumer on the table transport.
+"""At most one runner per consumer (and one relay), and a runner that knows when it lost that.
 
-On PostgreSQL, a session advisory lock keyed by the consumer's name: it is
-released when the holding process dies, however it dies. SQLite has no such
-lock, so a lease row with an expiry stands in, renewed each batch; a killed
-holder's lease lapses after `ttl` seconds.
+On PostgreSQL, a session advisory lock keyed by the lease's name, held on a
+connection of its own: Django recycles its connections (CONN_MAX_AGE,
+close_old_connections) and a recycled session silently drops its advisory
+locks, so the lock must never live on one of them. The lock dies with its
+session, however the process dies. SQLite has no such lock, so a lease row
+with an expiry stands in, renewed each batch; a killed holder's row lapses
+after `ttl` seconds.
+
+A runner calls `acquire()` before each batch (it takes the lease, or checks on
+the database that it still holds it) and `verify()` inside the batch's
+transaction just before moving its checkpoint. A runner that lost the lease
+stops until `acquire()` succeeds again. The checkpoint's compare-and-set
+(consumers/checkpoints.py) is the last guard: of two runners that both
+believed they held it, only one can move it.
 """
 
+import contextlib
 import hashlib
+import logging
 import os
 import socket
 from datetime import timedelta
+from typing import Any
 
-from django.db import connection, transaction
+import psycopg
+from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from .models import Lease as LeaseRow
 
+log = logging.getLogger(__name__)
 
-def _lock_key(name: str) -> int:
+# Django's own OPTIONS keys that are not libpq connection parameters.
+_DJANGO_ONLY_OPTIONS = {"isolation_level", "server_side_binding", "pool", "assume_role", "cursor_factory"}
+
+# Is the advisory lock `key` (a bigint: classid is its high half, objid its low half) held by this session?
+_HELD_SQL = """
+SELECT EXISTS (
+    SELECT 1 FROM pg_locks
+    WHERE locktype = 'advisory' AND granted AND pid = pg_backend_pid() AND objsubid = 1
+      AND ((classid::bigint << 32) | objid::bigint) = %s
+)
+"""
+
+
+class LeaseLostError(Exception):
+    """The lease is no longer ours: the batch in hand must not move the checkpoint."""
+
+
+def lock_key(name: str) -> int:
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+
+
+def connection_kwargs(application_name: str) -> dict[str, Any]:
+    """libpq parameters for a connection of our own to the default database."""
+    db: dict[str, Any] = dict(settings.DATABASES["default"])
+    options = {k: v for k, v in (db.get("OPTIONS") or {}).items() if k not in _DJANGO_ONLY_OPTIONS}
+    kwargs: dict[str, Any] = {"dbname": db["NAME"], "user": db.get("USER") or None}
+    kwargs |= {k: db[K] for k, K in (("password", "PASSWORD"), ("host", "HOST"), ("port", "PORT")) if db.get(K)}
+    # A dead peer must show up as an error within seconds, not hang a check forever.
+    return kwargs | options | {
+        "application_name": application_name, "connect_timeout": 5, "keepalives": 1, "keepalives_idle": 5,
+        "keepalives_interval": 2, "keepalives_count": 3, "tcp_user_timeout": 10_000, "autocommit": True,
+    }  # fmt: skip
+
+
+def _is_postgresql() -> bool:
+    return "postgresql" in settings.DATABASES["default"]["ENGINE"]
 
 
 class Lease:
@@ -27,36 +77,88 @@ class Lease:
         self.ttl = ttl
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{id(self)}"
         self.held = False
+        self._conn: psycopg.Connection[Any] | None = None
 
     def acquire(self) -> bool:
-        """Take or renew the lease; False while someone else holds it."""
-        if connection.vendor == "postgresql":
-            if not self.held:
-                with connection.cursor() as cursor:
-                    cursor.execute("SELECT pg_try_advisory_lock(%s)", [_lock_key(self.name)])
-                    self.held = bool(cursor.fetchone()[0])
-            return self.held
-        return self._acquire_row()
+        """Take the lease, or confirm on the database that it is still ours; False while another holds it.
+
+        Raises when the database cannot be reached (the caller backs off and retries).
+        """
+        held = self._acquire_lock() if _is_postgresql() else self._acquire_row()
+        if held != self.held:
+            log.info("lease %s %s by pid %d", self.name, "acquired" if held else "LOST", os.getpid())
+        self.held = held
+        return held
+
+    def verify(self) -> None:
+        """Raise LeaseLostError unless the database says the lease is still ours (call before moving a checkpoint)."""
+        still = self.held and (self._lock_held() if _is_postgresql() else self._row_held())
+        if not still:
+            if self.held:
+                log.warning("lease %s LOST by pid %d before its checkpoint moved", self.name, os.getpid())
+            self.held = False
+            self._drop_connection()
+            raise LeaseLostError(f"lease {self.name!r} is no longer held by this process")
+
+    def release(self) -> None:
+        """Give the lease up (best effort: a dead session or a lapsed row frees it anyway)."""
+        try:
+            if _is_postgresql():
+                self._drop_connection()  # closing the session frees its advisory locks
+            elif self.held:
+                LeaseRow.objects.filter(name=self.name, holder=self.holder).delete()
+        except Exception:
+            log.warning("lease %s: release failed; it lapses by itself", self.name, exc_info=True)
+        self.held = False
+
+    # --- PostgreSQL: an advisory lock on a dedicated session -----------------------------------
+
+    def _acquire_lock(self) -> bool:
+        if self.held:
+            if self._lock_held():
+                return True
+            # Stand by one turn, like any other runner: a hot spare may take it over meanwhile.
+            log.warning("lease %s LOST by pid %d: its session ended; standing by", self.name, os.getpid())
+            self.held = False
+            return False
+        if self._conn is None or self._conn.closed or self._conn.broken:
+            self._drop_connection()
+            self._conn = psycopg.connect(**connection_kwargs(f"cartlog-lease {self.name} pid={os.getpid()}"))
+        try:
+            row = self._conn.execute("SELECT pg_try_advisory_lock(%s)", [lock_key(self.name)]).fetchone()
+        except psycopg.Error:
+            self._drop_connection()  # a stand-by's session died: reconnect on the next attempt
+            raise
+        return bool(row and row[0])
+
+    def _lock_held(self) -> bool:
+        if self._conn is None or self._conn.closed:
+            return False
+        try:
+            row = self._conn.execute(_HELD_SQL, [lock_key(self.name)]).fetchone()
+        except psycopg.Error:
+            self._drop_connection()  # the session is gone (terminated, database restarted): so is the lock
+            return False
+        return bool(row and row[0])
+
+    def _drop_connection(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(psycopg.Error):
+                conn.close()
+
+    # --- SQLite: a lease row with an expiry ----------------------------------------------------
 
     def _acquire_row(self) -> bool:
         now = timezone.now()
         with transaction.atomic():
             row = LeaseRow.objects.filter(name=self.name).first()
             if row and row.holder != self.holder and row.expires_at > now:
-                self.held = False
                 return False
             LeaseRow.objects.update_or_create(
                 name=self.name, defaults={"holder": self.holder, "expires_at": now + timedelta(seconds=self.ttl)}
             )
-        self.held = True
         return True
 
-    def release(self) -> None:
-        if not self.held:
-            return
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_unlock(%s)", [_lock_key(self.name)])
-        else:
-            LeaseRow.objects.filter(name=self.name, holder=self.holder).delete()
-        self.held = False
+    def _row_held(self) -> bool:
+        return LeaseRow.objects.filter(name=self.name, holder=self.holder, expires_at__gt=timezone.now()).exists()

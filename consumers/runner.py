@@ -14,20 +14,46 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+import psycopg
 from django.conf import settings
+from django.db import Error as DatabaseError
 from django.db import close_old_connections, connection, transaction
 
 from . import heartbeat
+from .backoff import Backoff, is_fatal
 from .base import Consumer
 from .checkpoints import CheckpointMovedError
-from .lease import Lease
+from .lease import Lease, LeaseLostError
 from .transports import Transport
 
 log = logging.getLogger(__name__)
 
+# The database or the network away: logged in one line (no traceback), retried.
+RETRYABLE: tuple[type[BaseException], ...] = (DatabaseError, psycopg.Error, OSError)
 
-def process_batch(consumer: Consumer, transport: Transport, limit: int | None = None) -> int:
-    """Fetch one batch, handle it and record progress in one transaction; return its size."""
+
+def _line(error: BaseException) -> str:
+    return str(error).strip().splitlines()[0] if str(error).strip() else ""
+
+
+def _quietly(action: Callable[[], object] | None) -> None:
+    """Clean up without letting a second failure (a dead connection's close) hide the first."""
+    if action is None:
+        return
+    try:
+        action()
+    except Exception:
+        log.debug("cleanup failed", exc_info=True)
+
+
+def process_batch(
+    consumer: Consumer, transport: Transport, limit: int | None = None, guard: Callable[[], None] | None = None
+) -> int:
+    """Fetch one batch, handle it and record progress in one transaction; return its size.
+
+    `guard` runs inside that transaction just before the progress moves (the lease's `verify`):
+    if it raises, the batch rolls back and nothing of it is applied.
+    """
     for _ in range(3):
         batch = transport.fetch(consumer.name, consumer.categories, limit or settings.CONSUMER_BATCH_SIZE)
         if not batch.events:
@@ -35,6 +61,8 @@ def process_batch(consumer: Consumer, transport: Transport, limit: int | None = 
         try:
             with transaction.atomic():
                 consumer.handle(batch.events)
+                if guard is not None:
+                    guard()
                 batch.commit()
         except CheckpointMovedError:
             # Someone moved the checkpoint between our fetch and our commit (a rebuild's
@@ -42,6 +70,8 @@ def process_batch(consumer: Consumer, transport: Transport, limit: int | None = 
             log.info("checkpoint of %s moved under its batch; fetching again", consumer.name)
             continue
         batch.after_commit()
+        first, last = batch.events[0].position, batch.events[-1].position
+        log.debug("consumer %s committed %d events, positions %d..%d", consumer.name, len(batch.events), first, last)
         return len(batch.events)
     return 0
 
@@ -56,43 +86,72 @@ def drain(consumer: Consumer, transport: Transport, limit: int | None = None) ->
 
 @dataclass
 class Worker:
-    """One consumer's loop, run in a thread by `run`."""
+    """One consumer's loop, run in a thread: every touch of the database or the broker is retried.
+
+    Fetch, handle, checkpoint, heartbeat and lease all sit inside one try: a
+    failure rolls the batch back (its checkpoint did not move, so nothing is
+    lost), resets the thread's connection and waits a capped, jittered
+    backoff. Only a fatal error (consumers/backoff.py: FATAL) leaves the loop.
+    """
 
     consumer: Consumer
     transport_factory: Callable[[], Transport]
     stop: threading.Event
     idle_seconds: float = field(default_factory=lambda: settings.CONSUMER_POLL_SECONDS)
+    backoff: Backoff = field(default_factory=Backoff)
 
     def __call__(self) -> None:
-        transport = self.transport_factory()
-        lease = Lease(f"consumer:{self.consumer.name}") if transport.name == "table" else None
+        log.info("consumer %s started", self.consumer.name)
+        transport: Transport | None = None
+        lease: Lease | None = None
+        failing_since: float | None = None
         try:
-            self._loop(transport, lease)
+            while not self.stop.is_set():
+                try:
+                    if transport is None:
+                        transport = self.transport_factory()
+                        lease = Lease(f"consumer:{self.consumer.name}") if transport.name == "table" else None
+                        log.info("consumer %s on the %s transport", self.consumer.name, transport.name)
+                    self._step(transport, lease)
+                except Exception as error:
+                    if is_fatal(error):
+                        raise
+                    failing_since = failing_since or time.monotonic()
+                    self._failed(error)
+                    continue
+                if failing_since is not None:
+                    took = time.monotonic() - failing_since
+                    log.info("consumer %s recovered after %.1fs of failures", self.consumer.name, took)
+                    failing_since = None
+                self.backoff.reset()
         finally:
-            transport.close()
-            if lease:
-                lease.release()
-            connection.close()
+            _quietly(transport.close if transport else None)
+            _quietly(lease.release if lease else None)
+            _quietly(connection.close)
+            log.info("consumer %s stopped", self.consumer.name)
 
-    def _loop(self, transport: Transport, lease: Lease | None) -> None:
-        log.info("consumer %s started on the %s transport", self.consumer.name, transport.name)
-        while not self.stop.is_set():
-            close_old_connections()
-            if lease and not lease.acquire():
-                self.stop.wait(1.0)  # another process runs this consumer; stand by
-                continue
-            heartbeat.beat(self.consumer.name, transport.name)
-            try:
-                handled = process_batch(self.consumer, transport)
-            except Exception:
-                # The batch's transaction rolled back, so its checkpoint did not move:
-                # nothing is lost, the same events come again after a pause.
-                log.exception("consumer %s: batch failed; retrying after a pause", self.consumer.name)
-                self.stop.wait(min(30.0, 1.0 + self.idle_seconds * 10))
-                continue
-            if handled == 0:
-                self.stop.wait(self.idle_seconds)
-        log.info("consumer %s stopped", self.consumer.name)
+    def _step(self, transport: Transport, lease: Lease | None) -> None:
+        """One turn: the lease (taken or re-checked), a heartbeat, one batch."""
+        close_old_connections()
+        if lease is not None and not lease.acquire():
+            self.stop.wait(1.0)  # another process runs this consumer; stand by
+            return
+        heartbeat.beat(self.consumer.name, transport.name)
+        if process_batch(self.consumer, transport, guard=lease.verify if lease else None) == 0:
+            self.stop.wait(self.idle_seconds)
+
+    def _failed(self, error: Exception) -> None:
+        pause = self.backoff.next()
+        name = self.consumer.name
+        if isinstance(error, LeaseLostError):
+            log.warning("consumer %s lost its lease; its batch rolled back; standing by", name)
+        elif isinstance(error, RETRYABLE):
+            # The database or the broker is away: the batch rolled back, nothing is lost.
+            log.warning("consumer %s: %s: %s; retrying in %.1fs", name, type(error).__name__, _line(error), pause)
+        else:
+            log.exception("consumer %s: batch failed; retrying in %.1fs", name, pause)
+        _quietly(connection.close)  # a broken connection is replaced on the next turn
+        self.stop.wait(pause)
 
 
 def run(

@@ -8,14 +8,18 @@ event at least once, never zero times, and drop repeats (relay/kafka_transport.p
 
 import logging
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 
+import psycopg
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
 from django.conf import settings
-from django.db import close_old_connections, transaction
+from django.db import Error as DatabaseError
+from django.db import close_old_connections, connection, transaction
 
 from consumers import checkpoints, heartbeat
-from consumers.lease import Lease
+from consumers.backoff import Backoff, is_fatal
+from consumers.lease import Lease, LeaseLostError
 from eventlog import store
 from eventlog.records import RecordedEvent
 
@@ -37,8 +41,11 @@ class Relay:
         self.producer = Producer(config.producer())
         self.topics_ready = False
 
-    def relay_batch(self) -> int:
-        """Send one batch; return how many events were confirmed (0: nothing to send)."""
+    def relay_batch(self, guard: Callable[[], None] | None = None) -> int:
+        """Send one batch; return how many events were confirmed (0: nothing to send).
+
+        `guard` (the lease's `verify`) runs in the checkpoint's transaction just before it moves.
+        """
         if not self.topics_ready:
             ensure_topics()
             self.topics_ready = True
@@ -50,7 +57,10 @@ class Relay:
         last = _last_confirmed_in_order(events, confirmed, after)
         if last > after:
             with transaction.atomic():
+                if guard is not None:
+                    guard()
                 checkpoints.advance(NAME, after, last)
+            log.debug("relay confirmed positions %d..%d", after + 1, last)
         if last < events[-1].position:
             raise DeliveryIncompleteError(f"confirmed up to position {last} of {events[-1].position}")
         return len(events)
@@ -86,34 +96,59 @@ class Relay:
                 self.producer.poll(0.1)  # the local queue is full: let deliveries drain
 
     def run(self, stop: threading.Event) -> None:
+        """Relay until `stop`: every touch of the database, the broker and the lease is retried here."""
         lease = Lease(f"consumer:{NAME}")
-        backoff = 0.5
+        backoff = Backoff(base=0.5, cap=5.0)
+        failing_since: float | None = None
         log.info("relay started: %s -> %s", "eventlog_event", settings.KAFKA_BOOTSTRAP_SERVERS)
         try:
             while not stop.is_set():
-                close_old_connections()
-                if not lease.acquire():
-                    stop.wait(1.0)
-                    continue
-                heartbeat.beat(NAME, "kafka")
                 try:
-                    sent = self.relay_batch()
-                    backoff = 0.5
-                except (KafkaException, DeliveryIncompleteError) as error:
-                    log.warning("relay: broker trouble (%s); retrying in %.1fs", error, backoff)
-                    self.topics_ready = False
-                    # After timed-out messages an idempotent producer's sequence numbers have
-                    # a gap it cannot repair: start a fresh producer (a new producer id).
-                    self.producer = Producer(config.producer())
-                    stop.wait(backoff)
-                    backoff = min(backoff * 2, 10.0)
+                    sent = self._turn(lease, stop)
+                except Exception as error:
+                    if is_fatal(error):
+                        raise
+                    failing_since = failing_since or time.monotonic()
+                    self._recover(error, backoff.next(), stop)
                     continue
+                if failing_since is not None:
+                    log.info("relay recovered after %.1fs of failures", time.monotonic() - failing_since)
+                    failing_since = None
+                backoff.reset()
                 if sent == 0:
                     stop.wait(settings.CONSUMER_POLL_SECONDS)
         finally:
             lease.release()
             self.producer.flush(5.0)
             log.info("relay stopped")
+
+    def _turn(self, lease: Lease, stop: threading.Event) -> int | None:
+        """The lease (taken or re-checked), a heartbeat, one batch; None while another relay holds the lease."""
+        close_old_connections()
+        if not lease.acquire():
+            stop.wait(1.0)
+            return None
+        heartbeat.beat(NAME, "kafka")
+        return self.relay_batch(guard=lease.verify)
+
+    def _recover(self, error: Exception, pause: float, stop: threading.Event) -> None:
+        if isinstance(error, KafkaException | DeliveryIncompleteError):
+            log.warning("relay: broker trouble (%s); retrying in %.1fs", error, pause)
+            self.topics_ready = False
+            # After timed-out messages an idempotent producer's sequence numbers have
+            # a gap it cannot repair: start a fresh producer (a new producer id).
+            self.producer = Producer(config.producer())
+        elif isinstance(error, LeaseLostError):
+            log.warning("relay lost its lease; the unconfirmed batch is left to the holder; standing by")
+        elif isinstance(error, DatabaseError | psycopg.Error | OSError):
+            log.warning("relay: database trouble (%s: %s); retrying in %.1fs", type(error).__name__, error, pause)
+        else:
+            log.exception("relay: batch failed; retrying in %.1fs", pause)
+        try:
+            connection.close()  # a broken connection is replaced on the next turn
+        except Exception:
+            log.debug("closing the connection failed", exc_info=True)
+        stop.wait(pause)
 
 
 def _last_confirmed_in_order(events: Sequence[RecordedEvent], confirmed: set[int], after: int) -> int:
@@ -126,10 +161,14 @@ def _last_confirmed_in_order(events: Sequence[RecordedEvent], confirmed: set[int
 
 
 def run_forever(stop: threading.Event) -> None:
-    """Run the relay until `stop`; survive anything but a stop (logged, then retried)."""
+    """Run the relay until `stop`; survive anything but a stop or a fatal error (logged, then retried)."""
+    backoff = Backoff(base=1.0, cap=30.0)
     while not stop.is_set():
         try:
             Relay().run(stop)
-        except Exception:
-            log.exception("relay crashed; restarting in 2s")
-            stop.wait(2.0)
+        except Exception as error:
+            if is_fatal(error):
+                raise
+            pause = backoff.next()
+            log.exception("relay crashed; restarting in %.1fs", pause)
+            stop.wait(pause)

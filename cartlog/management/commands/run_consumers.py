@@ -8,7 +8,9 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from consumers import registry, runner
+from consumers.supervisor import FatalError, Supervisor
 from rebuilds import versioned
+from relay.relay import run_forever
 
 
 class Command(BaseCommand):
@@ -40,17 +42,17 @@ class Command(BaseCommand):
             signal.signal(signum, lambda *_: stop.set())
         names = ", ".join(c.name for c in consumers) or "none"
         self.stdout.write(f"run_consumers: {names} on the {kind} transport (Ctrl-C stops after the batch in hand)")
-        # Beside the consumers: rebuild, blue/green, each view whose code VERSION is newer (rebuilds/).
-        threads = [*runner.run(consumers, transport_factory, stop), *versioned.start(stop)]
+        # Each consumer in a thread its supervisor restarts if it dies (consumers/supervisor.py).
+        supervisor = Supervisor(stop)
+        for consumer in consumers:
+            supervisor.start(f"consumer {consumer.name}", runner.Worker(consumer, transport_factory, stop))
         if kind == "kafka" and not options["only"] and settings.KAFKA_BOOTSTRAP_SERVERS:
-            threads.append(start_relay(stop))  # it feeds the Kafka transport; its lease keeps it single
-        runner.wait(threads, stop)
-
-
-def start_relay(stop: threading.Event) -> threading.Thread:
-    """The relay runs beside the consumers when Kafka is configured (it feeds them)."""
-    from relay.relay import run_forever
-
-    thread = threading.Thread(target=run_forever, args=(stop,), name="relay", daemon=True)
-    thread.start()
-    return thread
+            # It feeds the Kafka transport; its lease keeps it single however many processes start one.
+            supervisor.start("relay", lambda: run_forever(stop))
+        # Beside the consumers, once: rebuild, blue/green, each view whose code VERSION is newer (rebuilds/).
+        versioned.start(stop)
+        try:
+            supervisor.watch()
+        except FatalError as error:
+            # Only a broken deploy gets here; scripts/run.sh or the compose restart policy starts a fresh process.
+            raise CommandError(str(error)) from error

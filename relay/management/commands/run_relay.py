@@ -20,4 +20,6 @@ class Command(BaseCommand):
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: stop.set())
         self.stdout.write(f"run_relay: eventlog -> {settings.KAFKA_BOOTSTRAP_SERVERS} (Ctrl-C stops)")
+        # It retries the database, the broker and its lease by itself; only a fatal error (a broken deploy)
+        # ends it, and then scripts/run.sh or the compose restart policy starts a fresh process.
         run_forever(stop)
