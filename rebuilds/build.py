@@ -17,7 +17,7 @@ from eventlog import store
 from projections.registry import Projection
 
 from . import runs
-from .models import RebuildRun
+from .models import RebuildRun, RunStatus
 from .progress import Progress
 from .reader import Reader
 
@@ -61,7 +61,7 @@ def _pass(
 ) -> bool:
     """Batches up to the head as it is when the pass begins; False if `stop` was set."""
     head = store.head_position()
-    runs.set_status(run, "building", head=head)
+    runs.set_status(run, RunStatus.BUILDING, head=head)
     while run.position < head:
         if stop and stop.is_set():
             return False

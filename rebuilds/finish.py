@@ -29,7 +29,7 @@ from projections import registry
 from projections.registry import Projection
 
 from . import runs, shadow, verify, versions
-from .models import RebuildRun
+from .models import RebuildRun, RunStatus
 
 
 def is_inline(projection: Projection) -> bool:
@@ -45,7 +45,7 @@ def swap(run: RebuildRun, projection: Projection) -> int:
         if not is_inline(projection):
             Checkpoint.objects.update_or_create(name=projection.NAME, defaults={"position": position})
         versions.record(projection, run)
-        runs.set_status(run, "swapped", position=position, events_done=run.events_done + len(events))
+        runs.set_status(run, RunStatus.SWAPPED, position=position, events_done=run.events_done + len(events))
     return position
 
 
@@ -61,7 +61,7 @@ def compare(run: RebuildRun, projection: Projection) -> list[verify.RowDifferenc
             Checkpoint.objects.update_or_create(name=projection.NAME, defaults={"position": position})
         done = run.events_done + sum(1 for event in events if event.position > run.position)
         differences = verify.compare(projection, run.shadow_table)
-        status = "differs" if differences else "verified"
+        status = RunStatus.DIFFERS if differences else RunStatus.VERIFIED
         runs.set_status(run, status, position=position, events_done=done, differences=len(differences))
     return differences
 

@@ -6,8 +6,21 @@ covers, so a run killed at any point resumes from exactly what its shadow holds.
 
 from django.db import models
 
+
+class RunStatus(models.TextChoices):
+    """Where a rebuild run is; a run's outcome adds STOPPED (killed, resumable)."""
+
+    BUILDING = "building"
+    VERIFIED = "verified"  # --verify: the shadow equals the live view
+    DIFFERS = "differs"  # --verify: it does not (the report lists the rows)
+    SWAPPED = "swapped"  # the shadow is the live view now
+    ABANDONED = "abandoned"  # a newer code version started over
+    FAILED = "failed"
+    STOPPED = "stopped"
+
+
 # A run in one of these is over; any other run of its projection can be resumed.
-FINISHED = ("swapped", "abandoned")
+FINISHED = (RunStatus.SWAPPED, RunStatus.ABANDONED)
 
 
 class RebuildRun(models.Model):
@@ -16,7 +29,7 @@ class RebuildRun(models.Model):
     shadow_table = models.CharField(max_length=200)
     position = models.BigIntegerField(default=0)  # the shadow holds every event up to here
     head = models.BigIntegerField(default=0)  # the log's head when last measured (progress, ETA)
-    status = models.CharField(max_length=20, default="building")
+    status = models.CharField(max_length=20, choices=RunStatus.choices, default=RunStatus.BUILDING)
     events_done = models.BigIntegerField(default=0)
     rate = models.FloatField(default=0.0)  # events per second of the current (or last) session
     differences = models.IntegerField(null=True)  # rows --verify found different

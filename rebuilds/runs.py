@@ -19,7 +19,7 @@ from eventlog import store
 from projections.registry import Projection
 
 from . import shadow
-from .models import FINISHED, RebuildRun
+from .models import FINISHED, RebuildRun, RunStatus
 
 
 class RebuildBusyError(Exception):
@@ -67,7 +67,7 @@ def resume_or_start(projection: Projection) -> RebuildRun:
         return run
     with transaction.atomic():
         if run:
-            run.status = "abandoned"
+            run.status = RunStatus.ABANDONED
             run.finished_at = timezone.now()
             run.save(update_fields=["status", "finished_at", "updated_at"])
         table = shadow.shadow_name(projection.TABLE)
@@ -86,7 +86,7 @@ def record_batch(run: RebuildRun, to_position: int, events: int, rate: float) ->
         position=to_position,
         events_done=run.events_done + events,
         rate=rate,
-        status="building",
+        status=RunStatus.BUILDING,
         updated_at=timezone.now(),
     )
     if moved != 1:
@@ -109,4 +109,4 @@ def set_status(run: RebuildRun, status: str, **fields: Any) -> None:
 
 def fail(run: RebuildRun, error: BaseException) -> None:
     """Record why a run stopped; it stays resumable from its checkpoint."""
-    set_status(run, "failed", error=f"{type(error).__name__}: {error}")
+    set_status(run, RunStatus.FAILED, error=f"{type(error).__name__}: {error}")

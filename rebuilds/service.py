@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from projections import registry
 
 from . import build, finish, runs
+from .models import RunStatus
 from .progress import Progress, Silent
 from .verify import RowDifference
 
@@ -20,7 +21,7 @@ from .verify import RowDifference
 @dataclass(frozen=True)
 class Outcome:
     run_id: int
-    status: str  # "swapped", "verified", "differs", or "stopped" (resumable)
+    status: RunStatus  # SWAPPED, VERIFIED, DIFFERS, or STOPPED (resumable)
     position: int
     events_done: int
     differences: list[RowDifference] = field(default_factory=list)
@@ -42,13 +43,13 @@ def rebuild(
     try:
         run = runs.resume_or_start(projection)
         if not build.catch_up(run, projection, batch_size, progress, stop, pause):
-            return Outcome(run_id=run.id, status="stopped", position=run.position, events_done=run.events_done)
+            return Outcome(run_id=run.id, status=RunStatus.STOPPED, position=run.position, events_done=run.events_done)
         differences = finish.compare(run, projection) if verify else []
         if not verify:
             finish.swap(run, projection)
         return Outcome(
             run_id=run.id,
-            status=run.status,
+            status=RunStatus(run.status),
             position=run.position,
             events_done=run.events_done,
             differences=differences,

@@ -10,7 +10,7 @@ from typing import Any
 from eventlog import store
 from projections import registry
 
-from .models import ProjectionVersion, RebuildRun
+from .models import ProjectionVersion, RebuildRun, RunStatus
 
 
 def summary() -> dict[str, dict[str, Any]]:
@@ -34,7 +34,7 @@ def summary() -> dict[str, dict[str, Any]]:
 
 
 def describe(run: RebuildRun, head: int) -> dict[str, Any]:
-    building = run.status == "building"
+    building = run.status == RunStatus.BUILDING
     remaining = max(head - run.position, 0) if building else 0
     return {
         "id": run.id,

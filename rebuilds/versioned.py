@@ -15,6 +15,7 @@ from django.db import connection
 from projections.registry import Projection
 
 from . import service, versions
+from .models import RunStatus
 from .runs import RebuildBusyError
 
 log = logging.getLogger(__name__)
@@ -40,7 +41,7 @@ def _rebuild(projection: Projection, stop: threading.Event | None) -> bool:
         log.info("%s is being rebuilt by another process", projection.NAME)
         return False
     log.info("%s: %s at position %s", projection.NAME, outcome.status, outcome.position)
-    return outcome.status == "swapped"
+    return outcome.status == RunStatus.SWAPPED
 
 
 def start(stop: threading.Event) -> list[threading.Thread]:
