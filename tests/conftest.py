@@ -11,6 +11,16 @@ from tests.kafka_broker import kafka, kafka_broker  # noqa: F401  (fixtures)
 from tests.pg_cluster import pg_cluster, pg_cluster_database  # noqa: F401  (fixtures)
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests of the SQLite backend itself are deselected on PostgreSQL: nothing is missing, they do not apply."""
+    if connection.vendor == "sqlite":
+        return
+    deselected = [item for item in items if item.get_closest_marker("sqlite")]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = [item for item in items if not item.get_closest_marker("sqlite")]
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker("postgres"):
         services.require(connection.vendor == "postgresql", "PostgreSQL (set DATABASE_URL=postgres://...)")

@@ -1,6 +1,6 @@
 """Every ```python block marked `<!-- run -->` in README.md and docs/*.md runs without
 raising, with Django set up and a database (rolled back after each). The rule and the
-finder are tested in tests/unit/test_docs.py; none may be marked yet (then: skipped).
+finder are tested in tests/unit/test_docs.py.
 """
 
 from pathlib import Path

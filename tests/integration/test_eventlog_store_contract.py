@@ -82,12 +82,11 @@ class TestPostgresStore(SqlStoreContract):
             thread.join(WAIT)
 
 
+@pytest.mark.sqlite
 @pytest.mark.django_db(transaction=True)
 class TestSqliteStore(SqlStoreContract):
     @pytest.fixture(autouse=True)
     def _store(self) -> None:
-        if connection.vendor != "sqlite":
-            pytest.skip("SQLite runs in the SQLite pass (scripts/test.sh)")
         self.store = SqliteStore()
 
 
