@@ -93,14 +93,14 @@ class ArchiveMismatchError(Exception):
     """The archive folder was written from another log (another database, or one reset since)."""
 
 
-def _recover(root: Path) -> layout.Checkpoint:
+def _recover(root: Path) -> layout.ArchiveCheckpoint:
     checkpoint = layout.read_checkpoint(root)
     _check_same_log(root, checkpoint)
     files.remove_unacknowledged(root, checkpoint.position)
     return checkpoint
 
 
-def _check_same_log(root: Path, checkpoint: layout.Checkpoint) -> None:
+def _check_same_log(root: Path, checkpoint: layout.ArchiveCheckpoint) -> None:
     # Appending this log's events after another log's would silently skip or mix events.
     if checkpoint.position == 0 or checkpoint.last_event_id is None:
         return
@@ -113,8 +113,8 @@ def _check_same_log(root: Path, checkpoint: layout.Checkpoint) -> None:
 
 
 def _write_batch(
-    root: Path, checkpoint: layout.Checkpoint, events: Sequence[RecordedEvent]
-) -> tuple[layout.Checkpoint, list[files.PartFile]]:
+    root: Path, checkpoint: layout.ArchiveCheckpoint, events: Sequence[RecordedEvent]
+) -> tuple[layout.ArchiveCheckpoint, list[files.PartFile]]:
     written = files.write_parts(root, events)
     moved = replace(
         checkpoint,

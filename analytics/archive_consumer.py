@@ -39,7 +39,7 @@ class ArchiveConsumer:
         return archive_position()
 
 
-def _due(checkpoint: layout.Checkpoint, through: int) -> bool:
+def _due(checkpoint: layout.ArchiveCheckpoint, through: int) -> bool:
     if through - checkpoint.position >= settings.ARCHIVE_CONSUMER_MIN_EVENTS or checkpoint.updated_at is None:
         return True
     waited = datetime.now(UTC) - datetime.fromisoformat(checkpoint.updated_at)

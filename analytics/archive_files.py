@@ -25,7 +25,7 @@ from spark_jobs.archive_layout import (
     CHECKPOINT_FILE,
     PART_NAME,
     PARTITION_PREFIX,
-    Checkpoint,
+    ArchiveCheckpoint,
     part_name,
     partition_dir,
 )
@@ -56,7 +56,7 @@ class PartFile:
     last_position: int
 
 
-def write_checkpoint(root: Path, checkpoint: Checkpoint) -> None:
+def write_checkpoint(root: Path, checkpoint: ArchiveCheckpoint) -> None:
     """Atomically: a crash leaves either the old checkpoint or the new one, never half of one."""
     _replace_atomically(root / CHECKPOINT_FILE, json.dumps(asdict(checkpoint)).encode())
 

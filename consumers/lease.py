@@ -29,7 +29,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from .models import Lease as LeaseRow
+from .models import LeaseRow
 
 log = logging.getLogger(__name__)
 

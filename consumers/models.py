@@ -25,7 +25,9 @@ class Checkpoint(models.Model):
         db_table = "projection_checkpoint"
 
 
-class Lease(models.Model):
+class LeaseRow(models.Model):
+    """The SQLite stand-in for a lease: a row with an expiry (consumers/lease.py)."""
+
     name = models.CharField(max_length=100, primary_key=True)
     holder = models.CharField(max_length=200)
     expires_at = models.DateTimeField()

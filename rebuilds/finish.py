@@ -28,7 +28,7 @@ from eventlog.stores import LogReader, for_connection
 from projections import registry
 from projections.registry import Projection
 
-from . import runs, shadow, verify, versions
+from . import code_versions, runs, shadow, verify
 from .models import RebuildRun, RunStatus
 
 
@@ -44,7 +44,7 @@ def swap(run: RebuildRun, projection: Projection) -> int:
         shadow.swap(projection.TABLE, run.shadow_table)
         if not is_inline(projection):
             Checkpoint.objects.update_or_create(name=projection.NAME, defaults={"position": position})
-        versions.record(projection, run)
+        code_versions.record(projection, run)
         runs.set_status(run, RunStatus.SWAPPED, position=position, events_done=run.events_done + len(events))
     return position
 

@@ -14,7 +14,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from consumers.lease import Lease
-from consumers.models import Lease as LeaseRow
+from consumers.models import LeaseRow
 from eventlog import store
 from projections.registry import Projection
 

@@ -19,7 +19,7 @@ from .verify import RowDifference
 
 
 @dataclass(frozen=True)
-class Outcome:
+class RebuildOutcome:
     run_id: int
     status: RunStatus  # SWAPPED, VERIFIED, DIFFERS, or STOPPED (resumable)
     position: int
@@ -35,7 +35,7 @@ def rebuild(
     progress: Progress | None = None,
     stop: threading.Event | None = None,
     pause: float = 0.0,
-) -> Outcome:
+) -> RebuildOutcome:
     projection = registry.get(name)
     progress = progress or Silent()
     lease = runs.take_lease(name)
@@ -43,11 +43,13 @@ def rebuild(
     try:
         run = runs.resume_or_start(projection)
         if not build.catch_up(run, projection, batch_size, progress, stop, pause):
-            return Outcome(run_id=run.id, status=RunStatus.STOPPED, position=run.position, events_done=run.events_done)
+            return RebuildOutcome(
+                run_id=run.id, status=RunStatus.STOPPED, position=run.position, events_done=run.events_done
+            )
         differences = finish.compare(run, projection) if verify else []
         if not verify:
             finish.swap(run, projection)
-        return Outcome(
+        return RebuildOutcome(
             run_id=run.id,
             status=RunStatus(run.status),
             position=run.position,

@@ -18,7 +18,7 @@ from carts import services
 from carts.handler import Context
 
 from . import current
-from .commands import Refusal, attempt
+from .sending import Refusal, attempt
 
 log = logging.getLogger(__name__)
 

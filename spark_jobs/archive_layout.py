@@ -29,7 +29,7 @@ COLUMNS = (
 
 
 @dataclass(frozen=True, kw_only=True)
-class Checkpoint:
+class ArchiveCheckpoint:
     """The last log position the archive holds, and how many events it holds in all."""
 
     position: int = 0
@@ -51,12 +51,12 @@ def part_name(first: int, last: int) -> str:
     return f"part-{first:012d}-{last:012d}.parquet"
 
 
-def read_checkpoint(root: str | Path) -> Checkpoint:
+def read_checkpoint(root: str | Path) -> ArchiveCheckpoint:
     path = Path(root) / CHECKPOINT_FILE
     if not path.exists():
-        return Checkpoint()
+        return ArchiveCheckpoint()
     raw = json.loads(path.read_text())
-    return Checkpoint(
+    return ArchiveCheckpoint(
         position=int(raw["position"]),
         events=int(raw["events"]),
         updated_at=raw.get("updated_at"),

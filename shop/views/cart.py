@@ -14,8 +14,8 @@ from carts.decider import CartStatus
 from carts.handler import Outcome
 
 from .. import current, queries
-from ..commands import Refusal, attempt, context
 from ..forms import CartLineForm, CartVersionForm
+from ..sending import Refusal, attempt, context
 
 
 @require_GET

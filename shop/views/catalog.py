@@ -9,8 +9,8 @@ from carts import services
 from catalog.models import Product
 
 from .. import queries
-from ..commands import Refusal, attempt, context, ensure_cart
 from ..forms import AddToCartForm
+from ..sending import Refusal, attempt, context, ensure_cart
 
 
 @require_GET

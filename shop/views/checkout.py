@@ -12,8 +12,8 @@ from claims import queries as claim_queries
 from projections.models import CartView
 
 from .. import current, queries
-from ..commands import Refusal, attempt, context
 from ..forms import CheckoutForm
+from ..sending import Refusal, attempt, context
 
 
 @require_http_methods(["GET", "POST"])

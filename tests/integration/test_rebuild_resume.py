@@ -45,7 +45,7 @@ def wait_until_moved(process: subprocess.Popen[bytes]) -> RebuildRun:
     raise AssertionError("the rebuild never moved its checkpoint")
 
 
-def resume(name: str) -> service.Outcome:
+def resume(name: str) -> service.RebuildOutcome:
     for _ in range(100):  # PostgreSQL frees the dead session's lease when it notices the hang-up
         try:
             return service.rebuild(name)

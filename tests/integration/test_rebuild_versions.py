@@ -18,7 +18,7 @@ from consumers import runner
 from consumers.models import Checkpoint
 from consumers.transports import TableTransport
 from projections import cart_view
-from rebuilds import shadow, versioned, versions
+from rebuilds import background, code_versions, shadow
 from rebuilds.models import RebuildRun
 
 from .rebuild_support import drain_consumers, drop_tables, register_item_counts, rows, shop
@@ -39,7 +39,7 @@ def test_a_fresh_install_adopts_the_code_versions_and_rebuilds_nothing(
     shop(5)
     call_command("run_consumers", "--once")
 
-    assert versions.stored("cart_view") == cart_view.VERSION
+    assert code_versions.stored("cart_view") == cart_view.VERSION
     assert not RebuildRun.objects.exists()
 
 
@@ -55,10 +55,10 @@ def test_a_version_bump_makes_run_consumers_rebuild_and_swap(
 
     out = capsys.readouterr().out
     assert "cart_view: rebuilt with its new version" in out and "test_item_counts: rebuilt" in out
-    assert versions.stored("cart_view") == cart_view.VERSION
+    assert code_versions.stored("cart_view") == cart_view.VERSION
     assert RebuildRun.objects.get(projection="cart_view").status == "swapped"
     assert Checkpoint.objects.get(name="test_item_counts").projection_version == 2
-    assert versioned.rebuild_outdated() == []  # up to date now
+    assert background.rebuild_outdated() == []  # up to date now
 
 
 def test_the_background_rebuild_runs_beside_live_consumers(
@@ -66,16 +66,16 @@ def test_the_background_rebuild_runs_beside_live_consumers(
 ) -> None:
     shop(20, seed=4)
     drain_consumers()
-    versions.outdated(cart_view)
+    code_versions.outdated(cart_view)
     monkeypatch.setattr(cart_view, "VERSION", cart_view.VERSION + 1)
     stop = threading.Event()
     threads = runner.run(consumer_registry.projection_consumers(), TableTransport, stop)
-    rebuilder = versioned.start(stop)[0]
+    rebuilder = background.start(stop)[0]
     shop(10, seed=6)  # the shop keeps writing into the old table meanwhile
     rebuilder.join(timeout=60)
     stop.set()
     runner.wait(threads, stop)
 
-    assert versions.stored("cart_view") == cart_view.VERSION
+    assert code_versions.stored("cart_view") == cart_view.VERSION
     for cart_id, row in rows(cart_view.TABLE, cart_view.KEY).items():
         assert cart_view.from_row(row) == load(cart_id)

@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from projections.models import CartView
-from shop.commands import ALREADY_CHECKED_OUT, CHANGED_ELSEWHERE
+from shop.sending import ALREADY_CHECKED_OUT, CHANGED_ELSEWHERE
 from tests.claim_helpers import claim_consumers_running, eventually
 from tests.integration.shop_helpers import PASSWORD, add, cart_row, line_form, log_in_new_user, sign_up
 

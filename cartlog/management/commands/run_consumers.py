@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from consumers import registry, runner
 from consumers.supervisor import FatalError, Supervisor
-from rebuilds import versioned
+from rebuilds import background
 from relay.relay import run_forever
 
 
@@ -34,7 +34,7 @@ class Command(BaseCommand):
             for consumer in consumers:
                 count = runner.drain(consumer, transport_factory())
                 self.stdout.write(f"{consumer.name}: {count} events")
-            for name in versioned.rebuild_outdated():  # views whose code VERSION is newer (rebuilds/)
+            for name in background.rebuild_outdated():  # views whose code VERSION is newer (rebuilds/)
                 self.stdout.write(f"{name}: rebuilt with its new version and swapped in")
             return
         stop = threading.Event()
@@ -50,7 +50,7 @@ class Command(BaseCommand):
             # It feeds the Kafka transport; its lease keeps it single however many processes start one.
             supervisor.start("relay", lambda: run_forever(stop))
         # Beside the consumers, once: rebuild, blue/green, each view whose code VERSION is newer (rebuilds/).
-        versioned.start(stop)
+        background.start(stop)
         try:
             supervisor.watch()
         except FatalError as error:

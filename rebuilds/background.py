@@ -14,7 +14,7 @@ from django.db import connection
 
 from projections.registry import Projection
 
-from . import service, versions
+from . import code_versions, service
 from .models import RunStatus
 from .runs import RebuildBusyError
 
@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 def rebuild_outdated(stop: threading.Event | None = None) -> list[str]:
     """Rebuild each out-of-date projection in turn; return the names swapped in."""
     swapped = []
-    for projection in versions.all_outdated():
+    for projection in code_versions.all_outdated():
         if stop and stop.is_set():
             break
         if _rebuild(projection, stop):
@@ -33,7 +33,7 @@ def rebuild_outdated(stop: threading.Event | None = None) -> list[str]:
 
 
 def _rebuild(projection: Projection, stop: threading.Event | None) -> bool:
-    stored = versions.stored(projection.NAME)
+    stored = code_versions.stored(projection.NAME)
     log.info("rebuilding %s: code version %s, live table version %s", projection.NAME, projection.VERSION, stored)
     try:
         outcome = service.rebuild(projection.NAME, stop=stop)
