@@ -88,6 +88,7 @@ def _checkout_with_one_time_coupon(context: Context, cart_id: str, discount: c.D
         raise CouponUsedError(f"The coupon {discount.code} has already been used.")
     try:
         with transaction.atomic():
+            claims.take_transaction_id()  # two appends (order, use) in one transaction
             outcome = services.checkout(replace(context, causation_id=ticket.claim_id), cart_id, discount)
             for order in (e for e in outcome.events if e.type == "CheckedOut"):
                 used_for = f"order:{order.data['order_id']}"

@@ -11,7 +11,7 @@ import random
 import time
 from collections.abc import Callable
 
-from django.db import transaction
+from django.db import connections, transaction
 
 from eventlog import store
 from eventlog.errors import WrongExpectedVersionError
@@ -43,3 +43,18 @@ def append_if(
         except WrongExpectedVersionError:
             time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))  # jitter so racers spread out
     raise RuntimeError(f"could not append to {stream_id} after {MAX_ATTEMPTS} attempts")
+
+
+def take_transaction_id(using: str = "default") -> None:
+    """Give the open transaction its id now (PostgreSQL), before it appends more than once.
+
+    `eventlog_append` takes its fast path (a lock held shared) for a transaction's
+    first write and its slow path (the same lock, exclusive) after that. A
+    transaction whose first write is an append and which appends again would
+    upgrade shared -> exclusive while other fast appends wait on its first row:
+    a deadlock. With an id from the start, each of its appends takes the slow path.
+    """
+    connection = connections[using]
+    if connection.vendor == "postgresql" and connection.in_atomic_block:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_current_xact_id()")

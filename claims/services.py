@@ -18,12 +18,22 @@ from kernel.errors import ConflictError
 
 from . import keys, projection
 from .events import ClaimEvent, ClaimReleased, ClaimRequested, ClaimUsed
-from .guarded import append_if
+from .guarded import append_if, take_transaction_id
 from .models import Claim
 from .streams import ACTIVE, active_claim_of, fold
 from .waiting import DECIDED, wait
 
-__all__ = ["DECIDED", "ClaimTicket", "HoldLostError", "find", "release", "request", "use", "wait"]
+__all__ = [
+    "DECIDED",
+    "ClaimTicket",
+    "HoldLostError",
+    "find",
+    "release",
+    "request",
+    "take_transaction_id",
+    "use",
+    "wait",
+]
 
 
 class HoldLostError(ConflictError):

@@ -17,6 +17,7 @@ from . import projection
 from .appending import append_any_version
 from .decider import decide
 from .events import ClaimEvent, ClaimRequested
+from .guarded import take_transaction_id
 
 NAME = "claim_validator"
 
@@ -26,6 +27,9 @@ class Validator:
     categories = ("claim",)
 
     def handle(self, events: Sequence[RecordedEvent]) -> None:
+        # A batch may append several decisions, and a request may have put the claim row in
+        # already (so the fold writes nothing first): take the slow path from the start.
+        take_transaction_id()
         for event in events:
             projection.apply([event])
             claim = event.domain_event
