@@ -2,11 +2,9 @@
 (docs/claims.md); the account itself is created by `accounts.account_creator`.
 """
 
-import time
 from dataclasses import dataclass
 from uuid import uuid4
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import AbstractBaseUser
@@ -15,6 +13,7 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 
 from claims import services as claims
+from claims.models import Claim
 from kernel.errors import InvalidInputError
 from kernel.principal import Principal
 
@@ -57,7 +56,7 @@ def validate(username: str, password: str) -> str:
 
 
 def sign_up(username: str, password: str, *, wait_seconds: float | None = None) -> SignUpResult:
-    """Claim the username and wait (bounded) for the validator and the account creator.
+    """Claim the username and wait (short, bounded: claims.waiting) for the validator and the account creator.
 
     1. a PendingSignUp row (name + password hash) is committed;
     2. `ClaimRequested` is appended to `claim-username-<normalized name>`;
@@ -69,18 +68,16 @@ def sign_up(username: str, password: str, *, wait_seconds: float | None = None) 
     claim_id = str(uuid4())
     PendingSignUp.objects.create(claim_id=claim_id, username=username, password_hash=make_password(password))
     claims.request("username", username, claimant=str(Principal.signup(claim_id)), claim_id=claim_id)
-    deadline = time.monotonic() + (settings.CLAIM_WAIT_SECONDS if wait_seconds is None else wait_seconds)
-    claim = claims.wait(claim_id, max(deadline - time.monotonic(), 0))
+    User = get_user_model()
+
+    def answered(claim: Claim) -> bool:  # taken, or accepted and the account is there
+        made = claim.status == "accepted" and User.objects.filter(username=username).exists()
+        return made or claim.status in ("rejected", "released")
+
+    claim = claims.wait(claim_id, wait_seconds, until=answered)
     if claim is not None and claim.status in ("rejected", "released"):
         return SignUpResult(status="taken", claim_id=claim_id, detail=f"The username {username!r} is already taken.")
-    while claim is not None and claim.status == "accepted":
-        user = get_user_model().objects.filter(username=username).first()
-        if user is not None:
-            return SignUpResult(status="created", user=user, claim_id=claim_id)
-        if time.monotonic() >= deadline:
-            break
-        time.sleep(0.02)
-        claim = claims.find(claim_id)
-    if claim is not None and claim.status in ("rejected", "released"):
-        return SignUpResult(status="taken", claim_id=claim_id, detail=f"The username {username!r} is already taken.")
+    accepted = claim is not None and claim.status == "accepted"
+    if accepted and (user := User.objects.filter(username=username).first()) is not None:
+        return SignUpResult(status="created", user=user, claim_id=claim_id)
     return SignUpResult(status="pending", claim_id=claim_id, detail="Your username is still being checked.")

@@ -1,4 +1,8 @@
-"""GET /api/claims/<claim_id>: a claim and its decision."""
+"""GET /api/claims/<claim_id>: a claim and its decision.
+
+A claim is findable from the moment it is requested (`pending`, before the
+validator has seen it: the 202 of a sign-up points here), then its decision.
+"""
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -20,7 +24,7 @@ class ClaimOutput(serializers.Serializer):
     claim_id = serializers.CharField()
     kind = serializers.CharField()
     key = serializers.CharField()
-    status = serializers.ChoiceField(choices=["pending", "accepted", "rejected", "released"])
+    status = serializers.ChoiceField(choices=["pending", "accepted", "rejected", "released", "used"])
     reason = serializers.CharField()
     requested_position = serializers.IntegerField()
     decided_position = serializers.IntegerField(allow_null=True)
@@ -32,11 +36,11 @@ class ClaimView(APIView):
 
     @extend_schema(
         operation_id="get_claim",
-        summary="A claim and its decision: pending, accepted, rejected or released",
-        responses={200: ClaimOutput, 404: problem("No such claim (or the validator has not seen it yet)")},
+        summary="A claim and its decision: pending, accepted, rejected, released or used",
+        responses={200: ClaimOutput, 404: problem("No such claim")},
     )
     def get(self, request: Request, claim_id: str) -> Response:
         claim = find(claim_id)
         if claim is None:
-            raise ClaimNotFoundError("No claim with this id has been seen yet.")
+            raise ClaimNotFoundError("There is no claim with this id.")
         return Response(ClaimOutput(claim).data)

@@ -2,7 +2,8 @@
 
 With `CELERY_BROKER_URL` unset, tasks run eagerly in the caller (the embedded
 default); with it set, workers and beat on that broker run them. Beat runs the
-analytics pipeline every `ANALYTICS_INTERVAL_SECONDS`.
+analytics pipeline every `ANALYTICS_INTERVAL_SECONDS` and the coupon-hold sweep
+every `COUPON_HOLD_SWEEP_SECONDS`.
 """
 
 import os
@@ -17,6 +18,7 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 ANALYTICS_TASK = "analytics.tasks.run_analytics"
+COUPON_HOLDS_TASK = "claims.tasks.expire_coupon_holds"
 
 
 @app.on_after_configure.connect
@@ -26,4 +28,7 @@ def schedule_analytics(sender: Celery, **kwargs: Any) -> None:
 
     sender.add_periodic_task(
         float(settings.ANALYTICS_INTERVAL_SECONDS), sender.signature(ANALYTICS_TASK), name="analytics pipeline"
+    )
+    sender.add_periodic_task(
+        float(settings.COUPON_HOLD_SWEEP_SECONDS), sender.signature(COUPON_HOLDS_TASK), name="coupon holds"
     )

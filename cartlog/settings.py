@@ -204,8 +204,14 @@ CONSUMER_BATCH_SIZE = int(os.environ.get("CONSUMER_BATCH_SIZE", "500"))
 CONSUMER_POLL_SECONDS = float(os.environ.get("CONSUMER_POLL_SECONDS", "0.2"))
 # How often a command retries by itself after a concurrency conflict (no If-Match).
 COMMAND_MAX_ATTEMPTS = int(os.environ.get("COMMAND_MAX_ATTEMPTS", "10"))
-# How long a sign-up or a one-time-coupon checkout waits for the claim validator.
-CLAIM_WAIT_SECONDS = float(os.environ.get("CLAIM_WAIT_SECONDS", "3"))
+# How long a sign-up or a one-time-coupon checkout waits for the claim validator (then 202 / 503),
+# and how many requests per process may wait at once (the others answer at once: threads stay free).
+CLAIM_WAIT_SECONDS = float(os.environ.get("CLAIM_WAIT_SECONDS", "1"))
+CLAIM_MAX_WAITERS = int(os.environ.get("CLAIM_MAX_WAITERS", "2"))
+# A one-time coupon held by a cart that has not checked out after this long is released
+# (claims/holds.py); the periodic sweep runs every COUPON_HOLD_SWEEP_SECONDS (Celery beat).
+COUPON_HOLD_SECONDS = float(os.environ.get("COUPON_HOLD_SECONDS", "900"))
+COUPON_HOLD_SWEEP_SECONDS = float(os.environ.get("COUPON_HOLD_SWEEP_SECONDS", "60"))
 
 # --- Background work -----------------------------------------------------------
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")

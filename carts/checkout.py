@@ -6,9 +6,11 @@ and only an accepted claim lets `CheckedOut` carry the discount.
 
 from dataclasses import replace
 
+from django.db import transaction
 from django.utils import timezone
 
 from catalog.models import Coupon
+from claims import holds, keys
 from claims import services as claims
 from kernel.errors import ConflictError, InvalidInputError, UnavailableError
 from kernel.principal import Principal
@@ -30,6 +32,13 @@ class CouponPendingError(UnavailableError):
     """The claim validator has not decided the coupon's claim in time."""
 
     title = "Coupon check pending"
+    field = "coupon"
+
+
+class CouponHoldExpiredError(ConflictError):
+    """The cart's hold on a one-time coupon ran out and was released before its order was placed."""
+
+    title = "Coupon hold expired"
     field = "coupon"
 
 
@@ -61,20 +70,34 @@ def _checkout_with_one_time_coupon(context: Context, cart_id: str, discount: c.D
     """Claim the coupon for this cart; only an accepted claim lets the order carry it.
 
     The cart is checked first (yours, open, not empty), so a doomed checkout does
-    not take the coupon from someone else. If the checkout fails after the claim
-    was accepted, the claim is released. A claim still pending when the wait runs
-    out stays this cart's: the next checkout of the same cart reuses it.
+    not take the coupon from someone else. A retry (after a 503) reuses this
+    cart's own claim, pending or accepted: claims are idempotent per claimant.
+    Lapsed holds of other carts are released first (claims/holds.py). The order
+    and the claim's `ClaimUsed` commit together, so a timed release of this
+    hold either came first (the order is refused) or never comes. If the
+    checkout fails after the claim was accepted, the claim is released.
     """
     _check_can_check_out(context, cart_id)
     claimant = str(Principal.cart(cart_id))
-    ticket = claims.held_by("coupon", discount.code, claimant) or claims.request("coupon", discount.code, claimant)
+    holds.release_expired(keys.stream_for("coupon", discount.code), sparing=claimant)
+    ticket = claims.request("coupon", discount.code, claimant)
     claim = claims.wait(ticket.claim_id)
     if claim is None or claim.status == "pending":
         raise CouponPendingError("We could not confirm your coupon yet; please try checking out again in a moment.")
     if claim.status != "accepted":
         raise CouponUsedError(f"The coupon {discount.code} has already been used.")
     try:
-        return services.checkout(replace(context, causation_id=ticket.claim_id), cart_id, discount)
+        with transaction.atomic():
+            claims.take_transaction_id()  # two appends (order, use) in one transaction
+            outcome = services.checkout(replace(context, causation_id=ticket.claim_id), cart_id, discount)
+            for order in (e for e in outcome.events if e.type == "CheckedOut"):
+                used_for = f"order:{order.data['order_id']}"
+                claims.use(ticket, used_for, str(context.actor), causation_id=str(order.event_id))
+            return outcome
+    except claims.HoldLostError:
+        raise CouponHoldExpiredError(
+            f"Your hold on the coupon {discount.code} ran out before the order was placed; check out again."
+        ) from None
     except Exception:
         claims.release(ticket, "the checkout it was claimed for failed", actor=str(context.actor))
         raise

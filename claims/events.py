@@ -47,8 +47,16 @@ class ClaimReleased(ClaimEvent):
     reason: str
 
 
+@dataclass(frozen=True, kw_only=True)
+class ClaimUsed(ClaimEvent):
+    """The holder used the value for good (an order carries the one-time coupon): no timed release applies."""
+
+    TYPE = "ClaimUsed"
+    used_for: str
+
+
 EVENT_CLASSES: dict[str, type[ClaimEvent]] = {
-    cls.TYPE: cls for cls in (ClaimRequested, ClaimAccepted, ClaimRejected, ClaimReleased)
+    cls.TYPE: cls for cls in (ClaimRequested, ClaimAccepted, ClaimRejected, ClaimReleased, ClaimUsed)
 }
 
 

@@ -26,3 +26,8 @@ def stream_id(kind: str, key: str) -> str:
     if len(readable) > MAX_READABLE:
         readable = "sha256." + hashlib.sha256(key.encode()).hexdigest()
     return f"claim-{kind}-{readable}"
+
+
+def stream_for(kind: str, value: str) -> str:
+    """The claim stream of a value as typed (normalized first)."""
+    return stream_id(kind, normalize(kind, value))

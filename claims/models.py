@@ -9,7 +9,7 @@ class Claim(models.Model):
     kind = models.CharField(max_length=40)
     key = models.CharField(max_length=300)
     claimant = models.CharField(max_length=200)
-    status = models.CharField(max_length=20)  # pending | accepted | rejected | released
+    status = models.CharField(max_length=20)  # pending | accepted | rejected | released | used
     reason = models.CharField(max_length=300, default="")
     requested_position = models.BigIntegerField()
     decided_position = models.BigIntegerField(null=True)

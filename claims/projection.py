@@ -2,8 +2,10 @@
 
 A pure fold of the claim events in log order. Each event moves a claim
 forward only (pending -> accepted | rejected, accepted or pending ->
-released), so applying an event twice, or a decision the validator already
-applied itself, changes nothing (invariant 6).
+released, accepted -> used), so applying an event twice, or a decision the
+validator already applied itself, changes nothing (invariant 6). A request
+puts its own claim in as pending when it appends it (claims.services.request):
+the same row, so the validator's fold of it changes nothing either.
 """
 
 from collections.abc import Sequence
@@ -47,6 +49,8 @@ def _statements(event: RecordedEvent, table: str) -> list[tuple[str, list[Any]]]
                 [status, data.get("reason", ""), event.position, data["claim_id"]],
             )
         ]
+    if event.type == "ClaimUsed":
+        return [(f"UPDATE {table} SET status = 'used' WHERE claim_id = %s AND status = 'accepted'", [data["claim_id"]])]
     if event.type == "ClaimReleased":
         return [
             (
@@ -61,7 +65,9 @@ def _statements(event: RecordedEvent, table: str) -> list[tuple[str, list[Any]]]
 def holder(stream_id: str, table: str = TABLE, *, using: str = "default") -> str | None:
     """The claim id that holds this claim stream's key now, or None if it is free."""
     with connections[using].cursor() as cursor:
-        cursor.execute(f"SELECT claim_id FROM {table} WHERE stream_id = %s AND status = 'accepted'", [stream_id])
+        cursor.execute(
+            f"SELECT claim_id FROM {table} WHERE stream_id = %s AND status IN ('accepted', 'used')", [stream_id]
+        )
         row = cursor.fetchone()
     return str(row[0]) if row else None
 

@@ -1,21 +1,45 @@
-"""Asking for a unique value, giving it back, and waiting for the validator's word."""
+"""Asking for a unique value, using it, giving it back.
 
-import time
+Claims are idempotent per claimant and key: while a claimant's claim on a key
+is pending or accepted, asking again returns that claim instead of filing a
+second one (which the validator would reject as taken, telling the holder its
+own value is "already used"). Waiting for a decision is in `claims.waiting`.
+"""
+
 from dataclasses import dataclass
+from datetime import datetime
 from uuid import uuid4
 
-from django.conf import settings
 from django.utils import timezone
 
 from eventlog import codec
-from eventlog.records import NewEvent
+from eventlog.records import NewEvent, RecordedEvent
+from kernel.errors import ConflictError
 
-from . import keys
-from .appending import append_any_version
-from .events import ClaimReleased, ClaimRequested
+from . import keys, projection
+from .events import ClaimEvent, ClaimReleased, ClaimRequested, ClaimUsed
+from .guarded import append_if, take_transaction_id
 from .models import Claim
+from .streams import ACTIVE, active_claim_of, fold
+from .waiting import DECIDED, wait
 
-DECIDED = {"accepted", "rejected", "released"}
+__all__ = [
+    "DECIDED",
+    "ClaimTicket",
+    "HoldLostError",
+    "find",
+    "release",
+    "request",
+    "take_transaction_id",
+    "use",
+    "wait",
+]
+
+
+class HoldLostError(ConflictError):
+    """The claim no longer holds its value (its hold expired and was released)."""
+
+    title = "Claim no longer held"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -26,48 +50,77 @@ class ClaimTicket:
     stream_id: str
 
 
-def request(kind: str, value: str, claimant: str, *, claim_id: str | None = None) -> ClaimTicket:
-    """Append a ClaimRequested for `value`; the validator decides later, in log order."""
+def ticket_for(kind: str, value: str, claim_id: str) -> ClaimTicket:
     key = keys.normalize(kind, value)
-    ticket = ClaimTicket(claim_id=claim_id or str(uuid4()), kind=kind, key=key, stream_id=keys.stream_id(kind, key))
-    event = ClaimRequested(claim_id=ticket.claim_id, kind=kind, key=key, claimant=claimant)
-    append_any_version(ticket.stream_id, _new_event(event, claimant))
-    return ticket
+    return ClaimTicket(claim_id=claim_id, kind=kind, key=key, stream_id=keys.stream_id(kind, key))
 
 
-def release(ticket: ClaimTicket, reason: str, actor: str) -> None:
-    """Give a held value back (or withdraw a claim nobody will use)."""
-    append_any_version(ticket.stream_id, _new_event(ClaimReleased(claim_id=ticket.claim_id, reason=reason), actor))
+def request(kind: str, value: str, claimant: str, *, claim_id: str | None = None) -> ClaimTicket:
+    """This claimant's claim on `value`: its pending or accepted one, else a new ClaimRequested.
+
+    The new claim is put in the claims projection as pending in the same
+    transaction (the very row the validator's fold makes of it), so it can be
+    found — `GET /api/claims/<id>` — before the validator has seen it.
+    """
+    ticket = ticket_for(kind, value, claim_id or str(uuid4()))
+    event = ClaimRequested(claim_id=ticket.claim_id, kind=kind, key=ticket.key, claimant=claimant)
+
+    def plan(events: list[RecordedEvent]) -> list[NewEvent]:
+        return [] if active_claim_of(events, claimant) else [new_event(event, claimant)]
+
+    read, appended = append_if(ticket.stream_id, plan, on_append=projection.apply)
+    if appended:
+        return ticket
+    existing = active_claim_of(read, claimant)
+    assert existing is not None  # the plan appends nothing only when there is one
+    return ClaimTicket(claim_id=existing.claim_id, kind=kind, key=ticket.key, stream_id=ticket.stream_id)
+
+
+def release(ticket: ClaimTicket, reason: str, actor: str) -> bool:
+    """Give a held value back (or withdraw a claim nobody will use); False if it was no longer held."""
+    release_event = new_event(ClaimReleased(claim_id=ticket.claim_id, reason=reason), actor)
+
+    def plan(events: list[RecordedEvent]) -> list[NewEvent]:
+        claim = fold(events).get(ticket.claim_id)
+        return [release_event] if claim is not None and claim.status in ACTIVE else []
+
+    return bool(append_if(ticket.stream_id, plan)[1])
+
+
+def use(ticket: ClaimTicket, used_for: str, actor: str, *, causation_id: str | None = None) -> None:
+    """Record that the held value is used for good; HoldLostError if it is not held any more.
+
+    Call it in the same transaction as what uses the value (the order): the
+    append at the version read serializes it with a timed release, so either
+    the use or the release comes first in the claim's stream, never both.
+    """
+    used = new_event(ClaimUsed(claim_id=ticket.claim_id, used_for=used_for), actor, causation_id=causation_id)
+
+    def plan(events: list[RecordedEvent]) -> list[NewEvent]:
+        claim = fold(events).get(ticket.claim_id)
+        if claim is not None and claim.status == "used":
+            return []
+        if claim is None or claim.status != "accepted":
+            raise HoldLostError(f"The {ticket.kind} {ticket.key!r} is no longer held by this claim.")
+        return [used]
+
+    append_if(ticket.stream_id, plan)
 
 
 def find(claim_id: str) -> Claim | None:
     return Claim.objects.filter(claim_id=claim_id).first()
 
 
-def wait(claim_id: str, timeout: float | None = None, *, poll: float = 0.02) -> Claim | None:
-    """The claim once decided, or as it stands when `timeout` runs out (None if not yet seen)."""
-    deadline = time.monotonic() + (settings.CLAIM_WAIT_SECONDS if timeout is None else timeout)
-    while True:
-        claim = find(claim_id)
-        if (claim and claim.status in DECIDED) or time.monotonic() >= deadline:
-            return claim
-        time.sleep(poll)
-
-
-def held_by(kind: str, value: str, claimant: str) -> ClaimTicket | None:
-    """The claim this claimant holds (or still waits for) on a value, if any."""
-    key = keys.normalize(kind, value)
-    stream = keys.stream_id(kind, key)
-    claim = Claim.objects.filter(stream_id=stream, claimant=claimant, status__in=["pending", "accepted"]).first()
-    if claim is None:
-        return None
-    return ClaimTicket(claim_id=claim.claim_id, kind=kind, key=key, stream_id=stream)
-
-
-def _new_event(event: ClaimRequested | ClaimReleased, actor: str) -> NewEvent:
-    command_id = str(uuid4())
+def new_event(
+    event: ClaimEvent, actor: str, *, causation_id: str | None = None, occurred_at: datetime | None = None
+) -> NewEvent:
     return codec.to_new_event(
         event,
-        occurred_at=timezone.now(),
-        metadata={"command_id": command_id, "correlation_id": event.claim_id, "causation_id": None, "actor": actor},
+        occurred_at=occurred_at or timezone.now(),
+        metadata={
+            "command_id": str(uuid4()),
+            "correlation_id": event.claim_id,
+            "causation_id": causation_id,
+            "actor": actor,
+        },
     )

@@ -17,6 +17,7 @@ from . import projection
 from .appending import append_any_version
 from .decider import decide
 from .events import ClaimEvent, ClaimRequested
+from .guarded import take_transaction_id
 
 NAME = "claim_validator"
 
@@ -26,6 +27,9 @@ class Validator:
     categories = ("claim",)
 
     def handle(self, events: Sequence[RecordedEvent]) -> None:
+        # A batch may append several decisions, and a request may have put the claim row in
+        # already (so the fold writes nothing first): take the slow path from the start.
+        take_transaction_id()
         for event in events:
             projection.apply([event])
             claim = event.domain_event
@@ -57,6 +61,7 @@ def replay_decisions(events: Sequence[RecordedEvent]) -> dict[str, str]:
     """
     holders: dict[str, str] = {}
     decisions: dict[str, str] = {}
+    used: set[str] = set()  # a used value is never given back (the projection ignores such a release too)
     for event in events:
         claim = event.domain_event
         if isinstance(claim, ClaimRequested) and claim.claim_id not in decisions:
@@ -64,9 +69,16 @@ def replay_decisions(events: Sequence[RecordedEvent]) -> dict[str, str]:
             decisions[claim.claim_id] = decided.TYPE
             if decided.TYPE == "ClaimAccepted":
                 holders[event.stream_id] = claim.claim_id
-        elif event.type == "ClaimReleased" and holders.get(event.stream_id) == event.data["claim_id"]:
+        elif event.type == "ClaimUsed":
+            used.add(event.data["claim_id"])
+        elif event.type == "ClaimReleased" and _frees(holders.get(event.stream_id), event.data["claim_id"], used):
             del holders[event.stream_id]
     return decisions
+
+
+def _frees(holder: str | None, released: str, used: set[str]) -> bool:
+    """A release frees the key if it is the holder's, and the holder has not used it for good."""
+    return holder == released and released not in used
 
 
 def consumers() -> list[Validator]:
