@@ -3,6 +3,7 @@
 """
 
 from dataclasses import dataclass
+from enum import StrEnum
 from uuid import uuid4
 
 from django.contrib.auth import get_user_model
@@ -13,7 +14,7 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 
 from claims import services as claims
-from claims.models import Claim
+from claims.models import Claim, ClaimStatus
 from kernel.errors import InvalidInputError
 from kernel.principal import Principal
 
@@ -26,9 +27,15 @@ class SignUpError(InvalidInputError):
     title = "Invalid sign-up"
 
 
+class SignUpStatus(StrEnum):
+    CREATED = "created"
+    TAKEN = "taken"
+    PENDING = "pending"  # no decision came in time: the claim's Location tells it later
+
+
 @dataclass(frozen=True, kw_only=True)
 class SignUpResult:
-    status: str  # "created" | "taken" | "pending"
+    status: SignUpStatus
     user: AbstractBaseUser | None = None
     claim_id: str | None = None
     detail: str = ""
@@ -71,13 +78,15 @@ def sign_up(username: str, password: str, *, wait_seconds: float | None = None) 
     User = get_user_model()
 
     def answered(claim: Claim) -> bool:  # taken, or accepted and the account is there
-        made = claim.status == "accepted" and User.objects.filter(username=username).exists()
-        return made or claim.status in ("rejected", "released")
+        made = claim.status == ClaimStatus.ACCEPTED and User.objects.filter(username=username).exists()
+        return made or claim.status in (ClaimStatus.REJECTED, ClaimStatus.RELEASED)
 
     claim = claims.wait(claim_id, wait_seconds, until=answered)
-    if claim is not None and claim.status in ("rejected", "released"):
-        return SignUpResult(status="taken", claim_id=claim_id, detail=f"The username {username!r} is already taken.")
-    accepted = claim is not None and claim.status == "accepted"
+    if claim is not None and claim.status in (ClaimStatus.REJECTED, ClaimStatus.RELEASED):
+        return SignUpResult(
+            status=SignUpStatus.TAKEN, claim_id=claim_id, detail=f"The username {username!r} is already taken."
+        )
+    accepted = claim is not None and claim.status == ClaimStatus.ACCEPTED
     if accepted and (user := User.objects.filter(username=username).first()) is not None:
-        return SignUpResult(status="created", user=user, claim_id=claim_id)
-    return SignUpResult(status="pending", claim_id=claim_id, detail="Your username is still being checked.")
+        return SignUpResult(status=SignUpStatus.CREATED, user=user, claim_id=claim_id)
+    return SignUpResult(status=SignUpStatus.PENDING, claim_id=claim_id, detail="Your username is still being checked.")

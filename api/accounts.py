@@ -60,9 +60,9 @@ class AccountsView(APIView):
         serializer = CredentialsInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         result = services.sign_up(serializer.validated_data["username"], serializer.validated_data["password"])
-        if result.status == "created" and result.user is not None:
+        if result.status is services.SignUpStatus.CREATED and result.user is not None:
             return Response({"username": result.user.get_username()}, status=201)
-        if result.status == "pending":
+        if result.status is services.SignUpStatus.PENDING:
             location = f"/api/claims/{result.claim_id}"
             body = {"claim_id": result.claim_id, "status": "pending"}
             return Response(body, status=202, headers={"Location": location})

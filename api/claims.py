@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.schema import problem
+from claims.models import ClaimStatus
 from claims.services import find
 from kernel.errors import NotFoundError
 
@@ -24,7 +25,7 @@ class ClaimOutput(serializers.Serializer):
     claim_id = serializers.CharField()
     kind = serializers.CharField()
     key = serializers.CharField()
-    status = serializers.ChoiceField(choices=["pending", "accepted", "rejected", "released", "used"])
+    status = serializers.ChoiceField(choices=ClaimStatus.choices)
     reason = serializers.CharField()
     requested_position = serializers.IntegerField()
     decided_position = serializers.IntegerField(allow_null=True)

@@ -12,6 +12,7 @@ from django.utils import timezone
 from catalog.models import Coupon
 from claims import holds, keys
 from claims import services as claims
+from claims.models import ClaimStatus
 from kernel.errors import ConflictError, InvalidInputError, UnavailableError
 from kernel.principal import Principal
 
@@ -82,9 +83,9 @@ def _checkout_with_one_time_coupon(context: Context, cart_id: str, discount: c.D
     holds.release_expired(keys.stream_for("coupon", discount.code), sparing=claimant)
     ticket = claims.request("coupon", discount.code, claimant)
     claim = claims.wait(ticket.claim_id)
-    if claim is None or claim.status == "pending":
+    if claim is None or claim.status == ClaimStatus.PENDING:
         raise CouponPendingError("We could not confirm your coupon yet; please try checking out again in a moment.")
-    if claim.status != "accepted":
+    if claim.status != ClaimStatus.ACCEPTED:
         raise CouponUsedError(f"The coupon {discount.code} has already been used.")
     try:
         with transaction.atomic():

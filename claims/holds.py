@@ -27,7 +27,7 @@ from kernel.principal import Principal
 
 from .events import ClaimReleased
 from .guarded import append_if
-from .models import Claim
+from .models import Claim, ClaimStatus
 from .services import new_event
 from .streams import StreamClaim, fold
 
@@ -45,7 +45,10 @@ def due(claims: Iterable[StreamClaim], now: datetime, length: timedelta) -> list
     return [
         c
         for c in claims
-        if c.kind in KINDS and c.status == "accepted" and c.held_since is not None and c.held_since + length <= now
+        if c.kind in KINDS
+        and c.status == ClaimStatus.ACCEPTED
+        and c.held_since is not None
+        and c.held_since + length <= now
     ]
 
 
@@ -66,7 +69,9 @@ def expire_holds(now: datetime | None = None) -> list[str]:
     """Release every lapsed hold; the claim ids released. Idempotent: run it as often as you like."""
     now = now or timezone.now()
     # The projection narrows the search to held coupons; each stream is then read and decided afresh.
-    streams = Claim.objects.filter(kind__in=KINDS, status="accepted").values_list("stream_id", flat=True).distinct()
+    streams = (
+        Claim.objects.filter(kind__in=KINDS, status=ClaimStatus.ACCEPTED).values_list("stream_id", flat=True).distinct()
+    )
     return [claim_id for stream_id in sorted(streams) for claim_id in release_expired(stream_id, now)]
 
 

@@ -4,7 +4,7 @@ from eventlog import store
 from eventlog.records import RecordedEvent
 
 from .keys import normalize
-from .models import Claim
+from .models import Claim, ClaimStatus
 
 
 def events_for_claimant(claimant: str) -> list[RecordedEvent]:
@@ -18,7 +18,7 @@ def events_for_claimant(claimant: str) -> list[RecordedEvent]:
 def username_claim_events(username: str) -> list[RecordedEvent]:
     """The events of the claim that gave this account its name (request, acceptance)."""
     key = normalize("username", username)
-    claim = Claim.objects.filter(kind="username", key=key, status="accepted").first()
+    claim = Claim.objects.filter(kind="username", key=key, status=ClaimStatus.ACCEPTED).first()
     if claim is None:
         return []
     return [e for e in store.read_stream(claim.stream_id) if e.data["claim_id"] == claim.claim_id]

@@ -19,7 +19,7 @@ from kernel.errors import ConflictError
 from . import keys, projection
 from .events import ClaimEvent, ClaimReleased, ClaimRequested, ClaimUsed
 from .guarded import append_if, take_transaction_id
-from .models import Claim
+from .models import Claim, ClaimStatus
 from .streams import ACTIVE, active_claim_of, fold
 from .waiting import DECIDED, wait
 
@@ -98,9 +98,9 @@ def use(ticket: ClaimTicket, used_for: str, actor: str, *, causation_id: str | N
 
     def plan(events: list[RecordedEvent]) -> list[NewEvent]:
         claim = fold(events).get(ticket.claim_id)
-        if claim is not None and claim.status == "used":
+        if claim is not None and claim.status == ClaimStatus.USED:
             return []
-        if claim is None or claim.status != "accepted":
+        if claim is None or claim.status != ClaimStatus.ACCEPTED:
             raise HoldLostError(f"The {ticket.kind} {ticket.key!r} is no longer held by this claim.")
         return [used]
 

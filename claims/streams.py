@@ -12,7 +12,9 @@ from datetime import datetime
 
 from eventlog.records import RecordedEvent
 
-ACTIVE = ("pending", "accepted")  # the claimant still has (or may still get) the value
+from .models import ClaimStatus
+
+ACTIVE = (ClaimStatus.PENDING, ClaimStatus.ACCEPTED)  # the claimant still has (or may still get) the value
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -21,17 +23,17 @@ class StreamClaim:
     kind: str
     key: str
     claimant: str
-    status: str  # pending | accepted | rejected | released | used
+    status: ClaimStatus
     held_since: datetime | None = None  # event time of the acceptance
     accepted_event_id: str | None = None
 
 
 # Which statuses each event moves a claim from, and to: the same rules as claims/projection.py.
-_MOVES = {
-    "ClaimAccepted": (("pending",), "accepted"),
-    "ClaimRejected": (("pending",), "rejected"),
-    "ClaimReleased": (ACTIVE, "released"),
-    "ClaimUsed": (("accepted",), "used"),
+_MOVES: dict[str, tuple[tuple[ClaimStatus, ...], ClaimStatus]] = {
+    "ClaimAccepted": ((ClaimStatus.PENDING,), ClaimStatus.ACCEPTED),
+    "ClaimRejected": ((ClaimStatus.PENDING,), ClaimStatus.REJECTED),
+    "ClaimReleased": (ACTIVE, ClaimStatus.RELEASED),
+    "ClaimUsed": ((ClaimStatus.ACCEPTED,), ClaimStatus.USED),
 }
 
 
@@ -45,7 +47,11 @@ def fold(events: Iterable[RecordedEvent]) -> dict[str, StreamClaim]:
             claims.setdefault(
                 claim_id,
                 StreamClaim(
-                    claim_id=claim_id, kind=data["kind"], key=data["key"], claimant=data["claimant"], status="pending"
+                    claim_id=claim_id,
+                    kind=data["kind"],
+                    key=data["key"],
+                    claimant=data["claimant"],
+                    status=ClaimStatus.PENDING,
                 ),
             )
             continue

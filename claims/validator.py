@@ -18,6 +18,7 @@ from .appending import append_any_version
 from .decider import decide
 from .events import ClaimEvent, ClaimRequested
 from .guarded import take_transaction_id
+from .models import ClaimStatus
 
 NAME = "claim_validator"
 
@@ -33,7 +34,7 @@ class Validator:
         for event in events:
             projection.apply([event])
             claim = event.domain_event
-            if isinstance(claim, ClaimRequested) and projection.status(claim.claim_id) == "pending":
+            if isinstance(claim, ClaimRequested) and projection.status(claim.claim_id) == ClaimStatus.PENDING:
                 decision = decide(projection.holder(event.stream_id), claim)
                 projection.apply([append_any_version(event.stream_id, as_new_event(decision, event))])
 

@@ -14,9 +14,9 @@ from contextlib import contextmanager
 
 from django.conf import settings
 
-from .models import Claim
+from .models import Claim, ClaimStatus
 
-DECIDED = {"accepted", "rejected", "released", "used"}
+DECIDED = {ClaimStatus.ACCEPTED, ClaimStatus.REJECTED, ClaimStatus.RELEASED, ClaimStatus.USED}
 
 
 class _Waiters:

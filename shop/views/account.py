@@ -13,8 +13,9 @@ from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from accounts.services import SignUpError, sign_up
+from accounts.services import SignUpError, SignUpStatus, sign_up
 from accounts.throttles import AttemptThrottle, LoginThrottle, SignUpThrottle, refused_for
+from claims.models import ClaimStatus
 from claims.services import find as find_claim
 
 from ..carry_over import sign_in
@@ -56,10 +57,10 @@ def signup(request: HttpRequest) -> HttpResponse:
         except SignUpError as error:
             form.add_error(error.field if error.field in form.fields else None, error.detail)
         else:
-            if result.status == "created" and result.user is not None:
+            if result.status is SignUpStatus.CREATED and result.user is not None:
                 _welcome(request, sign_in(request, result.user), f"Welcome, {result.user.get_username()}!")
                 return redirect(_next_url(request))
-            if result.status == "pending":
+            if result.status is SignUpStatus.PENDING:
                 # Only this session, which sent the password, may be signed in once the name is accepted.
                 request.session[PENDING] = {"claim_id": result.claim_id, "username": form.cleaned_data["username"]}
                 return redirect(f"/signup/pending/?{urlencode({'next': _next_url(request)})}")
@@ -76,11 +77,11 @@ def signup_pending(request: HttpRequest) -> HttpResponse:
         return redirect("shop:signup")
     claim = find_claim(pending["claim_id"])
     user = get_user_model().objects.filter(username__iexact=pending["username"]).first()
-    if claim is not None and claim.status == "accepted" and user is not None:
+    if claim is not None and claim.status == ClaimStatus.ACCEPTED and user is not None:
         del request.session[PENDING]
         _welcome(request, sign_in(request, user), f"Welcome, {user.get_username()}!")
         return redirect(_next_url(request))
-    taken = claim is not None and claim.status in ("rejected", "released")
+    taken = claim is not None and claim.status in (ClaimStatus.REJECTED, ClaimStatus.RELEASED)
     page = {"username": pending["username"], "taken": taken, "next": _next_url(request)}
     return render(request, "shop/signup_pending.html", page)
 

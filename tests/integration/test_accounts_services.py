@@ -54,6 +54,6 @@ def test_a_users_carts_belong_to_the_principal_user_colon_pk() -> None:
 
 
 def test_a_sign_up_result_is_a_frozen_value() -> None:
-    result = services.SignUpResult(status="pending", claim_id="c-1", detail="still checking")
+    result = services.SignUpResult(status=services.SignUpStatus.PENDING, claim_id="c-1", detail="still checking")
     with pytest.raises(AttributeError):
-        result.status = "created"  # type: ignore[misc]
+        result.status = services.SignUpStatus.CREATED  # type: ignore[misc]
