@@ -5,8 +5,10 @@ event table, Celery in eager mode, Spark on local[*], a local event archive.
 """
 
 import os
+import re
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -219,10 +221,29 @@ CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", CELERY_BROKER_URL or None)
 ANALYTICS_INTERVAL_SECONDS = int(os.environ.get("ANALYTICS_INTERVAL_SECONDS", "3600"))
+# A pipeline run past the soft limit is told to stop (SoftTimeLimitExceeded), past the hard one killed.
+ANALYTICS_SOFT_TIME_LIMIT = int(os.environ.get("ANALYTICS_SOFT_TIME_LIMIT", "1800"))
+ANALYTICS_HARD_TIME_LIMIT = int(os.environ.get("ANALYTICS_HARD_TIME_LIMIT", "2100"))
 
 # --- Spark and the archive -----------------------------------------------------
 SPARK_MASTER = os.environ.get("SPARK_MASTER", "local[*]")
-EVENT_ARCHIVE_PATH = os.environ.get("EVENT_ARCHIVE_PATH", str(VAR_DIR / "archive"))
+
+
+def local_path(name: str, value: str) -> str:
+    """A path the archiver can write with plain file I/O: a path or a file:// URL, nothing else."""
+    scheme = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*)://", value)
+    if scheme is None:
+        return value
+    if scheme.group(1).lower() == "file":
+        return urlsplit(value).path
+    raise ImproperlyConfigured(
+        f"{name}={value!r}: the archiver writes local or mounted file systems only (a path or file://), "
+        f"not {scheme.group(1)}://. Mount the storage (a shared volume, NFS, a FUSE mount of the bucket) "
+        "and give its path (docs/scaling.md)."
+    )
+
+
+EVENT_ARCHIVE_PATH = local_path("EVENT_ARCHIVE_PATH", os.environ.get("EVENT_ARCHIVE_PATH", str(VAR_DIR / "archive")))
 # The archiver among the consumers writes once this many events wait, or the last write is this old.
 ARCHIVE_CONSUMER_MIN_EVENTS = int(os.environ.get("ARCHIVE_CONSUMER_MIN_EVENTS", "5000"))
 ARCHIVE_CONSUMER_MAX_DELAY_SECONDS = float(os.environ.get("ARCHIVE_CONSUMER_MAX_DELAY_SECONDS", "300"))
