@@ -200,6 +200,10 @@ KAFKA_BOOTSTRAP_SERVERS = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "")
 KAFKA_TOPIC_PREFIX = os.environ.get("KAFKA_TOPIC_PREFIX", "cartlog")
 KAFKA_TOPIC_PARTITIONS = int(os.environ.get("KAFKA_TOPIC_PARTITIONS", "3"))
 KAFKA_REPLICATION_FACTOR = int(os.environ.get("KAFKA_REPLICATION_FACTOR", "1"))
+# How long the category topics keep events (Kafka's own default, 7 days; -1: forever). A consumer
+# stopped for longer misses what was deleted: rebuild it from the log (docs/scaling.md).
+KAFKA_TOPIC_RETENTION_MS = int(os.environ.get("KAFKA_TOPIC_RETENTION_MS", "604800000"))
+# Any librdkafka option: KAFKA_ + its name, dots as underscores (relay/config.py).
 # After this long without the broker's ack a message counts as failed and the relay re-sends it.
 KAFKA_MESSAGE_TIMEOUT_MS = int(os.environ.get("KAFKA_MESSAGE_TIMEOUT_MS", "15000"))
 CONSUMER_BATCH_SIZE = int(os.environ.get("CONSUMER_BATCH_SIZE", "500"))
