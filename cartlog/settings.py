@@ -62,7 +62,8 @@ INSTALLED_APPS = [
     "simulator",
     "shop",
     "rebuilds",
-    "cartlog",  # last: its ready() wires the others (cartlog/bootstrap.py)
+    "cartlog",  # its ready() wires the others (cartlog/bootstrap.py)
+    "ops",  # after cartlog: it meters the command handler cartlog installed
 ]
 
 MIDDLEWARE = [
@@ -135,6 +136,8 @@ SESSION_COOKIE_SAMESITE = os.environ.get("SESSION_COOKIE_SAMESITE", "Lax")
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", SESSION_COOKIE_SECURE)
 # HTTPS only where TLS is in front (on in docker-compose.yml); docs/security.md.
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+# The container healthchecks and Prometheus ask over plain HTTP inside the network.
+SECURE_REDIRECT_EXEMPT = [r"^metrics$", r"^health/"]
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
@@ -252,11 +255,18 @@ EVENT_ARCHIVE_PATH = local_path("EVENT_ARCHIVE_PATH", os.environ.get("EVENT_ARCH
 ARCHIVE_CONSUMER_MIN_EVENTS = int(os.environ.get("ARCHIVE_CONSUMER_MIN_EVENTS", "5000"))
 ARCHIVE_CONSUMER_MAX_DELAY_SECONDS = float(os.environ.get("ARCHIVE_CONSUMER_MAX_DELAY_SECONDS", "300"))
 
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "plain")
+if LOG_FORMAT not in {"plain", "json"}:
+    raise ImproperlyConfigured(f"LOG_FORMAT={LOG_FORMAT!r}: plain or json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "json": {"()": "ops.logs.JsonFormatter"},
+    },
+    # LOG_FORMAT=json: one JSON object per line (ops/logs.py), for a log shipper.
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
