@@ -87,6 +87,8 @@ def run_all(progress: Progress | None = None, *, spark: SparkSession | None = No
     # The catalog beside the archive: every executor reads it there, never in this driver's temp dir.
     catalog_path = export_catalog(catalog_export_path())
     covers = archived.position
+    # Stopped at the end only if this run started it (not the caller's, nor one already running here).
+    owned = spark is None and SparkSession.getActiveSession() is None
     session = spark or common.spark_session("cartlog-analytics", settings.SPARK_MASTER)
     try:
         events = common.read_archive(session, archive_root(), through=covers).cache()
@@ -98,7 +100,7 @@ def run_all(progress: Progress | None = None, *, spark: SparkSession | None = No
         finally:
             events.unpersist()
     finally:
-        if spark is None:
+        if owned:
             # Frees the cluster's cores and memory for the next application (a standalone master
             # keeps a live session's executors, so the next run would wait for resources forever).
             session.stop()
