@@ -14,6 +14,7 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyspark
 import pytest
@@ -30,7 +31,7 @@ class Cluster:
     master_url: str
     ui_url: str
 
-    def status(self) -> dict[str, object]:
+    def status(self) -> dict[str, Any]:
         with urllib.request.urlopen(f"{self.ui_url}/json/", timeout=5) as response:
             return dict(json.load(response))
 
@@ -72,8 +73,9 @@ def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]
     ]  # fmt: skip
     try:
         _wait(lambda: cluster.status().get("status") == "ALIVE", "the master did not start", base)
-        worker = [WORKER_CLASS, cluster.master_url, "--host", "127.0.0.1", "--port", str(free_port()),
-                  "--webui-port", str(free_port()), "--cores", "1", "--memory", "1g", "--work-dir", str(work)]  # fmt: skip
+        ports = ["--port", str(free_port()), "--webui-port", str(free_port())]
+        worker = [WORKER_CLASS, cluster.master_url, "--host", "127.0.0.1", *ports, "--cores", "1", "--memory", "1g"]
+        worker += ["--work-dir", str(work)]
         daemons.append(_daemon(worker, env, base / "worker.log"))
         _wait(lambda: cluster.status().get("aliveworkers") == 1, "no worker registered with the master", base)
         yield cluster

@@ -52,6 +52,6 @@ def test_run_spark_jobs_through_a_standalone_master_and_worker(
     assert views.Summary.objects.get().covers_position == head
     for model in (views.FunnelDay, views.RevenueDay, views.ProductActivity, views.Recommendation):
         assert model.objects.exists(), model.__name__
-    finished = [app["state"] for app in spark_cluster.status()["completedapps"]]  # type: ignore[union-attr]
+    finished = [app["state"] for app in spark_cluster.status()["completedapps"]]
     assert finished == ["FINISHED"]  # the session stopped: the cluster's core is free again
     assert spark_cluster.status()["activeapps"] == []
