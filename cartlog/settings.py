@@ -5,8 +5,10 @@ event table, Celery in eager mode, Spark on local[*], a local event archive.
 """
 
 import os
+import re
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -60,7 +62,8 @@ INSTALLED_APPS = [
     "simulator",
     "shop",
     "rebuilds",
-    "cartlog",  # last: its ready() wires the others (cartlog/bootstrap.py)
+    "cartlog",  # its ready() wires the others (cartlog/bootstrap.py)
+    "ops",  # after cartlog: it meters the command handler cartlog installed
 ]
 
 MIDDLEWARE = [
@@ -133,6 +136,8 @@ SESSION_COOKIE_SAMESITE = os.environ.get("SESSION_COOKIE_SAMESITE", "Lax")
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", SESSION_COOKIE_SECURE)
 # HTTPS only where TLS is in front (on in docker-compose.yml); docs/security.md.
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+# The container healthchecks and Prometheus ask over plain HTTP inside the network.
+SECURE_REDIRECT_EXEMPT = [r"^metrics$", r"^health/"]
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
@@ -198,6 +203,10 @@ KAFKA_BOOTSTRAP_SERVERS = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "")
 KAFKA_TOPIC_PREFIX = os.environ.get("KAFKA_TOPIC_PREFIX", "cartlog")
 KAFKA_TOPIC_PARTITIONS = int(os.environ.get("KAFKA_TOPIC_PARTITIONS", "3"))
 KAFKA_REPLICATION_FACTOR = int(os.environ.get("KAFKA_REPLICATION_FACTOR", "1"))
+# How long the category topics keep events (Kafka's own default, 7 days; -1: forever). A consumer
+# stopped for longer misses what was deleted: rebuild it from the log (docs/scaling.md).
+KAFKA_TOPIC_RETENTION_MS = int(os.environ.get("KAFKA_TOPIC_RETENTION_MS", "604800000"))
+# Any librdkafka option: KAFKA_ + its name, dots as underscores (relay/config.py).
 # After this long without the broker's ack a message counts as failed and the relay re-sends it.
 KAFKA_MESSAGE_TIMEOUT_MS = int(os.environ.get("KAFKA_MESSAGE_TIMEOUT_MS", "15000"))
 CONSUMER_BATCH_SIZE = int(os.environ.get("CONSUMER_BATCH_SIZE", "500"))
@@ -219,19 +228,45 @@ CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", CELERY_BROKER_URL or None)
 ANALYTICS_INTERVAL_SECONDS = int(os.environ.get("ANALYTICS_INTERVAL_SECONDS", "3600"))
+# A pipeline run past the soft limit is told to stop (SoftTimeLimitExceeded), past the hard one killed.
+ANALYTICS_SOFT_TIME_LIMIT = int(os.environ.get("ANALYTICS_SOFT_TIME_LIMIT", "1800"))
+ANALYTICS_HARD_TIME_LIMIT = int(os.environ.get("ANALYTICS_HARD_TIME_LIMIT", "2100"))
 
 # --- Spark and the archive -----------------------------------------------------
 SPARK_MASTER = os.environ.get("SPARK_MASTER", "local[*]")
-EVENT_ARCHIVE_PATH = os.environ.get("EVENT_ARCHIVE_PATH", str(VAR_DIR / "archive"))
+
+
+def local_path(name: str, value: str) -> str:
+    """A path the archiver can write with plain file I/O: a path or a file:// URL, nothing else."""
+    scheme = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*)://", value)
+    if scheme is None:
+        return value
+    if scheme.group(1).lower() == "file":
+        return urlsplit(value).path
+    raise ImproperlyConfigured(
+        f"{name}={value!r}: the archiver writes local or mounted file systems only (a path or file://), "
+        f"not {scheme.group(1)}://. Mount the storage (a shared volume, NFS, a FUSE mount of the bucket) "
+        "and give its path (docs/scaling.md)."
+    )
+
+
+EVENT_ARCHIVE_PATH = local_path("EVENT_ARCHIVE_PATH", os.environ.get("EVENT_ARCHIVE_PATH", str(VAR_DIR / "archive")))
 # The archiver among the consumers writes once this many events wait, or the last write is this old.
 ARCHIVE_CONSUMER_MIN_EVENTS = int(os.environ.get("ARCHIVE_CONSUMER_MIN_EVENTS", "5000"))
 ARCHIVE_CONSUMER_MAX_DELAY_SECONDS = float(os.environ.get("ARCHIVE_CONSUMER_MAX_DELAY_SECONDS", "300"))
 
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "plain")
+if LOG_FORMAT not in {"plain", "json"}:
+    raise ImproperlyConfigured(f"LOG_FORMAT={LOG_FORMAT!r}: plain or json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "json": {"()": "ops.logs.JsonFormatter"},
+    },
+    # LOG_FORMAT=json: one JSON object per line (ops/logs.py), for a log shipper.
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }

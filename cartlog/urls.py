@@ -6,6 +6,7 @@ urlpatterns = [
     path("api/", include("api.urls")),
     path("staff/rebuilds/", include("rebuilds.urls")),
     path("staff/analytics/", include("analytics.urls")),
+    path("", include("ops.urls")),  # /metrics, /health/live, /health/ready
     path("", include("shop.urls")),
 ]
 

@@ -1,8 +1,32 @@
-"""librdkafka settings in one place, and the topic of each stream category."""
+"""librdkafka settings in one place, and the topic of each stream category.
 
+Every librdkafka option can be given through the environment as `KAFKA_` + the
+option's name in capitals with dots as underscores, so TLS and SASL need no code:
+
+    KAFKA_SECURITY_PROTOCOL=SASL_SSL      -> security.protocol=SASL_SSL
+    KAFKA_SASL_MECHANISM=SCRAM-SHA-512    -> sasl.mechanism=SCRAM-SHA-512
+    KAFKA_SSL_CA_LOCATION=/etc/ca.pem     -> ssl.ca.location=/etc/ca.pem
+
+They go into the producer, consumer and admin configs alike and win over the
+defaults below, except the few the guarantees rest on (the producer's
+idempotence and acks, the consumer's group.id and manual commits). The names of
+cartlog's own Kafka settings (cartlog/settings.py, OWN_SETTINGS) are not options.
+"""
+
+import os
+from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
+
+PREFIX = "KAFKA_"
+# cartlog's settings that share the prefix; KAFKA_BOOTSTRAP_SERVERS is read through settings (tests override it).
+OWN_SETTINGS = frozenset(
+    {
+        "KAFKA_BOOTSTRAP_SERVERS", "KAFKA_TOPIC_PREFIX", "KAFKA_TOPIC_PARTITIONS", "KAFKA_REPLICATION_FACTOR",
+        "KAFKA_TOPIC_RETENTION_MS", "KAFKA_MESSAGE_TIMEOUT_MS",
+    }
+)  # fmt: skip
 
 CART_STATE = "cart-state"
 
@@ -16,32 +40,49 @@ def categories() -> list[str]:
     return ["cart", "claim"]
 
 
+def options_from_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """librdkafka options from `KAFKA_*` variables (KAFKA_SASL_USERNAME -> sasl.username)."""
+    environ = os.environ if environ is None else environ
+    return {
+        name.removeprefix(PREFIX).lower().replace("_", "."): value
+        for name, value in environ.items()
+        if name.startswith(PREFIX) and name not in OWN_SETTINGS and value != ""
+    }
+
+
 def common() -> dict[str, Any]:
-    return {"bootstrap.servers": settings.KAFKA_BOOTSTRAP_SERVERS}
+    """What every client gets: the bootstrap servers and the operator's options (admin clients use it as is)."""
+    return {"bootstrap.servers": settings.KAFKA_BOOTSTRAP_SERVERS, **options_from_environment()}
 
 
 def producer() -> dict[str, Any]:
-    return {
-        **common(),
-        # Idempotent producer: retries cannot duplicate or reorder within a partition.
+    return _operators_win(
+        {
+            "linger.ms": 5,
+            "compression.type": "lz4",
+            # Give up on a message after this long; the relay then re-sends it from its checkpoint.
+            "message.timeout.ms": settings.KAFKA_MESSAGE_TIMEOUT_MS,
+        }
+    ) | {
+        # Fixed: the relay's guarantees rest on them. Idempotent producer: retries cannot
+        # duplicate or reorder within a partition.
         "enable.idempotence": True,
         "acks": "all",
-        "linger.ms": 5,
-        "compression.type": "lz4",
-        # Give up on a message after this long; the relay then re-sends it from its checkpoint.
-        "message.timeout.ms": settings.KAFKA_MESSAGE_TIMEOUT_MS,
     }
 
 
 def consumer(group: str) -> dict[str, Any]:
-    return {
-        **common(),
-        "group.id": group,
-        "enable.auto.commit": False,
-        "auto.offset.reset": "earliest",
-        # librdkafka's default (45 s) makes a group join take ~20 s; 6 s is plenty on one host.
-        "session.timeout.ms": 6000,
-        "heartbeat.interval.ms": 1000,
-        "topic.metadata.refresh.interval.ms": 5000,
-        "fetch.wait.max.ms": 100,  # a quiet log should not delay the next event by half a second
-    }
+    return _operators_win(
+        {
+            "auto.offset.reset": "earliest",
+            # librdkafka's default (45 s) makes a group join take ~20 s; 6 s is plenty on one host.
+            "session.timeout.ms": 6000,
+            "heartbeat.interval.ms": 1000,
+            "topic.metadata.refresh.interval.ms": 5000,
+            "fetch.wait.max.ms": 100,  # a quiet log should not delay the next event by half a second
+        }
+    ) | {"group.id": group, "enable.auto.commit": False}  # fixed: offsets move with the consumer's checkpoint
+
+
+def _operators_win(defaults: dict[str, Any]) -> dict[str, Any]:
+    return {**defaults, **common()}

@@ -1,9 +1,18 @@
-"""Creating the relay's topics (partitions and configs from settings)."""
+"""The relay's topics: created with the partitions, replication and retention of settings, and checked.
+
+Kafka never changes a topic to match a client: a topic made earlier keeps its
+partition count, replication and configs. A difference from settings is
+reported at start as an error naming the topic, the setting and both values,
+and left as it is: adding partitions moves keys to other partitions (a cart's
+events would no longer be read in order across the change), so it is an
+operator's decision (docs/scaling.md).
+"""
 
 import logging
+from dataclasses import dataclass
 
 from confluent_kafka import KafkaException
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic
 from django.conf import settings
 
 from . import config
@@ -11,15 +20,74 @@ from . import config
 log = logging.getLogger(__name__)
 
 
-def ensure_topics(timeout: float = 15.0) -> None:
+@dataclass(frozen=True)
+class Mismatch:
+    topic: str
+    setting: str
+    wanted: str
+    actual: str
+
+    def __str__(self) -> str:
+        return f"topic {self.topic}: {self.setting} is {self.actual}, settings want {self.wanted}"
+
+
+def ensure_topics(timeout: float = 15.0) -> list[Mismatch]:
+    """Create the missing topics; report (log an error for, and return) every difference from settings."""
     admin = AdminClient(config.common())
+    wanted = wanted_topics()
     existing = set(admin.list_topics(timeout=timeout).topics)
-    wanted = [_new(config.topic(category)) for category in config.categories()]
-    wanted.append(_new(config.topic(config.CART_STATE), {"cleanup.policy": "compact"}))
     missing = [t for t in wanted if t.topic not in existing]
-    if not missing:
-        return
-    for name, future in admin.create_topics(missing, operation_timeout=timeout).items():
+    if missing:
+        _create(admin, missing, timeout)
+    mismatches = check_topics(admin, [t for t in wanted if t.topic in existing], timeout)
+    for mismatch in mismatches:
+        log.error("%s (not changed: see docs/scaling.md)", mismatch)
+    return mismatches
+
+
+def wanted_topics() -> list[NewTopic]:
+    """One topic per stream category (retention from settings) and the compacted cart-state topic."""
+    retention = {"retention.ms": str(settings.KAFKA_TOPIC_RETENTION_MS)}
+    topics = [_new(config.topic(category), retention) for category in config.categories()]
+    topics.append(_new(config.topic(config.CART_STATE), {"cleanup.policy": "compact"}))
+    return topics
+
+
+def check_topics(admin: AdminClient, topics: list[NewTopic], timeout: float = 15.0) -> list[Mismatch]:
+    found: list[Mismatch] = []
+    metadata = admin.list_topics(timeout=timeout).topics
+    for topic in topics:
+        partitions = metadata[topic.topic].partitions
+        found += _differs(topic.topic, "partitions", topic.num_partitions, len(partitions))
+        replicas = min((len(p.replicas) for p in partitions.values()), default=0)
+        found += _differs(topic.topic, "replication factor", topic.replication_factor, replicas)
+    found += _config_mismatches(admin, topics, timeout)
+    return found
+
+
+def _config_mismatches(admin: AdminClient, topics: list[NewTopic], timeout: float) -> list[Mismatch]:
+    resources = [ConfigResource(ConfigResource.Type.TOPIC, t.topic) for t in topics]
+    if not resources:
+        return []
+    found: list[Mismatch] = []
+    for (resource, future), topic in zip(admin.describe_configs(resources).items(), topics, strict=True):
+        try:
+            entries = future.result(timeout)
+        except KafkaException as error:
+            log.warning("topic %s: cannot read its configs to check them: %s", resource.name, error)
+            continue
+        for key, value in (topic.config or {}).items():
+            actual = entries[key].value if key in entries else "(unset)"
+            found += _differs(topic.topic, key, value, actual)
+    return found
+
+
+def _differs(topic: str, setting: str, wanted: object, actual: object) -> list[Mismatch]:
+    return [] if str(wanted) == str(actual) else [Mismatch(topic, setting, str(wanted), str(actual))]
+
+
+def _create(admin: AdminClient, topics: list[NewTopic], timeout: float) -> None:
+    for name, future in admin.create_topics(topics, operation_timeout=timeout).items():
         try:
             future.result(timeout)
             log.info("created topic %s", name)
@@ -28,10 +96,10 @@ def ensure_topics(timeout: float = 15.0) -> None:
                 raise
 
 
-def _new(name: str, topic_config: dict[str, str] | None = None) -> NewTopic:
+def _new(name: str, topic_config: dict[str, str]) -> NewTopic:
     return NewTopic(
         name,
         num_partitions=settings.KAFKA_TOPIC_PARTITIONS,
         replication_factor=settings.KAFKA_REPLICATION_FACTOR,
-        config=topic_config or {},
+        config=topic_config,
     )

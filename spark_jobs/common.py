@@ -12,6 +12,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from pyspark import SparkConf
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
@@ -74,16 +75,33 @@ CART_DATA_SCHEMA = T.StructType(
 
 
 def spark_session(app_name: str = "cartlog", master: str | None = None, **conf: str) -> SparkSession:
-    """A session on `master`, else $SPARK_MASTER, else local[*]; UTC so event days are UTC days."""
+    """A session in UTC (event days are UTC days) on `master_for(master)`; the caller stops it when done."""
     builder = (
         SparkSession.builder.appName(app_name)
-        .master(master or os.environ.get("SPARK_MASTER") or DEFAULT_MASTER)
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.ui.showConsoleProgress", "false")
     )
+    chosen = master_for(master)
+    if chosen is not None:
+        builder = builder.master(chosen)
     for key, value in conf.items():
         builder = builder.config(key, value)
     return builder.getOrCreate()
+
+
+def master_for(master: str | None) -> str | None:
+    """The master to set: `master`, else none under spark-submit, else $SPARK_MASTER, else local[*].
+
+    Under `spark-submit` the JVM already holds `spark.master` (its `--master`, or
+    spark-defaults.conf, or its own default), so the job must not override it.
+    spark-submit is what started this Python when PYSPARK_GATEWAY_PORT is set: the
+    driver then joins that JVM instead of launching one.
+    """
+    if master:
+        return master
+    if "PYSPARK_GATEWAY_PORT" in os.environ or SparkConf().contains("spark.master"):
+        return None
+    return os.environ.get("SPARK_MASTER") or DEFAULT_MASTER
 
 
 def checkpoint_position(archive: str | Path) -> int:
@@ -143,7 +161,7 @@ def job_arguments(argv: Sequence[str] | None, description: str) -> argparse.Name
     parser.add_argument("--archive", required=True, help="EVENT_ARCHIVE_PATH (holds events/ and _checkpoint.json)")
     parser.add_argument("--catalog", required=True, help="Parquet export of the catalog (sku, name, category, price)")
     parser.add_argument("--out", required=True, help="folder for the outputs, one Parquet folder per view")
-    parser.add_argument("--master", default=None, help="Spark master (default: $SPARK_MASTER or local[*])")
+    parser.add_argument("--master", default=None, help="default: spark-submit's, else $SPARK_MASTER, else local[*]")
     return parser.parse_args(argv)
 
 

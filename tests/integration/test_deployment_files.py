@@ -167,6 +167,43 @@ def test_the_consumers_and_the_worker_share_the_event_archive_volume(project: di
         return str(volume)
 
     assert archive_volume("consumers") == archive_volume("worker") in project["volumes"]
+    # The Spark executors read the archive and the catalog export at the driver's path.
+    worker = project["services"]["spark-worker"]
+    path = project["services"]["worker"]["environment"]["EVENT_ARCHIVE_PATH"]
+    (shared,) = [v for v in worker["volumes"] if v["target"] == path]
+    assert (shared["type"], shared["source"]) == ("volume", archive_volume("worker"))
+
+
+def pinned(name: str) -> str:
+    (line,) = [x for x in (ROOT / "requirements" / "base.txt").read_text().splitlines() if x.startswith(f"{name}==")]
+    return line.split("==")[1]
+
+
+def test_the_spark_cluster_is_the_official_image_at_pysparks_version_non_root_with_a_writable_work_dir(
+    project: dict[str, Any],
+) -> None:
+    everything = project["services"]
+    for name in ("spark-master", "spark-worker"):
+        service = everything[name]
+        assert service["image"] == f"apache/spark:{pinned('pyspark')}", name
+        assert service["user"] not in {"0", "root"}, name
+    worker = everything["spark-worker"]
+    work = [v for v in worker["volumes"] if v["type"] == "volume" and v["source"] in project["volumes"]]
+    work_dir = worker["environment"]["SPARK_WORKER_DIR"]
+    assert any(work_dir.startswith(v["target"]) and not v.get("read_only") for v in work)
+    master = everything["spark-master"]["command"]
+    assert everything["worker"]["environment"]["SPARK_MASTER"] == (
+        f"spark://{master[master.index('--host') + 1]}:{master[master.index('--port') + 1]}"
+    )
+
+
+def test_the_image_installs_the_runtime_requirements_only() -> None:
+    base = (ROOT / "requirements" / "base.txt").read_text()
+    for tool in ("pytest", "mypy", "ruff", "playwright", "hypothesis", "eventsourcing", "duckdb", "tqdm"):
+        assert f"\n{tool}==" not in base, tool
+    dev = (ROOT / "requirements" / "dev.txt").read_text()
+    assert "-r base.txt" in dev and "-r dev.txt" in (ROOT / "requirements" / "bench.txt").read_text()
+    assert "-r requirements/dev.txt" in (ROOT / "requirements.txt").read_text()
 
 
 def test_every_command_and_healthcheck_names_real_code(project: dict[str, Any]) -> None:
@@ -209,7 +246,7 @@ def test_the_image_runs_as_a_non_root_user_with_java_for_spark() -> None:
     lines = [line.strip() for line in (ROOT / "Dockerfile").read_text().splitlines()]
     assert "FROM python:3.11-slim-bookworm" in lines
     assert any("openjdk-17-jre-headless" in line for line in lines)
-    assert "&& pip install -r /tmp/requirements.txt \\" in lines  # requirements.txt less the two validators
+    assert "RUN pip install -r requirements/base.txt" in lines  # the runtime set alone
     (user,) = [line.split()[1] for line in lines if line.startswith("USER ")]
     assert user.split(":")[0] not in {"0", "root"}
 

@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from analytics.archive import ArchiveMismatchError
 from analytics.pipeline import run_all
+from analytics.run_lock import PipelineBusyError, exclusive_run
 
 
 class Command(BaseCommand):
@@ -22,8 +23,9 @@ class Command(BaseCommand):
                 self.stdout.write(message)
 
         try:
-            result = run_all(progress=show)
-        except ArchiveMismatchError as error:
+            with exclusive_run():
+                result = run_all(progress=show)
+        except (ArchiveMismatchError, PipelineBusyError) as error:
             raise CommandError(str(error)) from None
         if not quiet:
             timings = ", ".join(f"{step} {seconds:.1f}s" for step, seconds in result.seconds.items())

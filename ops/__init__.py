@@ -1,0 +1,1 @@
+"""Operations endpoints: Prometheus metrics at /metrics, liveness and readiness at /health/ (docs/scaling.md)."""

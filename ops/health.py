@@ -1,0 +1,57 @@
+"""Readiness checks: the database, the broker when one is configured, every consumer's heartbeat.
+
+Each check returns None when fine, else the problem in a sentence.
+"""
+
+from confluent_kafka import KafkaException
+from confluent_kafka.admin import AdminClient
+from django.conf import settings
+from django.db import Error as DatabaseError
+from django.db import connection
+
+from consumers import heartbeat, registry
+from relay import config
+
+BROKER_TIMEOUT_SECONDS = 3.0
+
+
+def database() -> str | None:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except DatabaseError as error:
+        return f"database: {error}"
+    return None
+
+
+def broker() -> str | None:
+    if not settings.KAFKA_BOOTSTRAP_SERVERS:
+        return None  # the table transport: no broker to wait for
+    try:
+        AdminClient(config.common()).list_topics(timeout=BROKER_TIMEOUT_SECONDS)
+    except KafkaException as error:
+        return f"broker {settings.KAFKA_BOOTSTRAP_SERVERS}: {error}"
+    return None
+
+
+def consumers() -> str | None:
+    """Every registered consumer (and the relay, on Kafka) beat within heartbeat.STALE_AFTER seconds."""
+    names = [consumer.name for consumer in registry.all_consumers()]
+    if registry.default_transport() == "kafka":
+        names += registry.processes()
+    try:
+        silent = heartbeat.silent(names)
+    except DatabaseError as error:
+        return f"heartbeats: {error}"
+    return f"no heartbeat in the last {heartbeat.STALE_AFTER:.0f}s from: {', '.join(silent)}" if silent else None
+
+
+CHECKS = {"database": database, "broker": broker, "consumers": consumers}
+
+
+def readiness() -> dict[str, str | None]:
+    """Each check's problem (None: fine); the consumers are not asked when the database is away."""
+    results: dict[str, str | None] = {"database": database()}
+    results["broker"] = broker()
+    results["consumers"] = "database unavailable" if results["database"] else consumers()
+    return results

@@ -1,0 +1,64 @@
+"""Prometheus metrics (the official prometheus_client) of this process, served at /metrics.
+
+Counted in the process as commands run: cart commands by type and outcome
+(accepted, replayed, refused with the DomainError class as `reason`, error) and
+their latency. Read from the database at each scrape (ops/collector.py): every
+consumer's position, lag and heartbeat, the relay's backlog, claim decisions.
+
+No multiprocess mode: each process (each gunicorn worker) counts its own
+commands, and a scrape reaches one of them. Scrape every worker, or run one
+worker per container, to sum them (docs/scaling.md).
+"""
+
+import time
+from dataclasses import dataclass, fields
+
+from prometheus_client import CollectorRegistry, Counter, Histogram
+
+from carts import handler
+from carts.commands import CartCommand
+from carts.handler import CommandHandler, Context, Outcome
+from kernel.errors import DomainError
+
+from .collector import LogCollector
+
+REGISTRY = CollectorRegistry()
+COMMANDS = Counter(
+    "cartlog_commands",
+    "Cart commands handled, by type and outcome; `reason` names the refusal (a DomainError class).",
+    ["command", "outcome", "reason"],
+    registry=REGISTRY,
+)
+COMMAND_SECONDS = Histogram(
+    "cartlog_command_duration_seconds",
+    "Time to handle a cart command, retries included.",
+    ["command"],
+    buckets=(0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+    registry=REGISTRY,
+)
+REGISTRY.register(LogCollector())
+
+
+@dataclass(frozen=True, kw_only=True)
+class MeteredCommandHandler(CommandHandler):
+    """The same handler, counting and timing each command."""
+
+    def handle(self, command: CartCommand, context: Context) -> Outcome:
+        name, began = type(command).__name__, time.perf_counter()
+        outcome, reason = "error", ""
+        try:
+            result = super().handle(command, context)
+            outcome = "replayed" if result.replayed else "accepted"
+            return result
+        except DomainError as refusal:
+            outcome, reason = "refused", type(refusal).__name__
+            raise
+        finally:
+            COMMANDS.labels(command=name, outcome=outcome, reason=reason).inc()
+            COMMAND_SECONDS.labels(command=name).observe(time.perf_counter() - began)
+
+
+def meter_installed_handler() -> None:
+    current = handler.installed()
+    if not isinstance(current, MeteredCommandHandler):
+        handler.install(MeteredCommandHandler(**{f.name: getattr(current, f.name) for f in fields(current)}))

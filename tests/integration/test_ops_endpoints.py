@@ -1,0 +1,85 @@
+"""/metrics, /health/live and /health/ready (ops/): what an operator's Prometheus and load balancer see."""
+
+from datetime import timedelta
+from uuid import uuid4
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+from prometheus_client.parser import text_string_to_metric_families
+
+from carts import errors, services
+from carts.handler import Context
+from consumers import registry
+from consumers.models import Heartbeat
+from kernel.principal import Principal
+
+pytestmark = pytest.mark.django_db
+OWNER = Context(actor=Principal.parse("user:1"))
+
+
+def sample(client: Client, name: str, **labels: str) -> float:
+    response = client.get("/metrics")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/plain")
+    for family in text_string_to_metric_families(response.content.decode()):
+        for found in family.samples:
+            if found.name == name and all(found.labels.get(k) == v for k, v in labels.items()):
+                return float(found.value)
+    return 0.0
+
+
+def test_metrics_count_commands_by_type_and_outcome_and_refusals_by_reason(catalog: None) -> None:
+    client = Client()
+    accepted = {"command": "AddToCart", "outcome": "accepted"}
+    refused = {"command": "UpdateCartQuantity", "outcome": "refused", "reason": "ItemNotInCartError"}
+    before, refused_before = (
+        sample(client, "cartlog_commands_total", **accepted),
+        sample(client, "cartlog_commands_total", **refused),
+    )
+    cart = str(uuid4())
+    services.start_cart(OWNER, cart)
+    services.add_to_cart(OWNER, cart, "KIT-001", 1)
+    with pytest.raises(errors.ItemNotInCartError):
+        services.update_quantity(OWNER, cart, "COF-001", 3)
+    assert sample(client, "cartlog_commands_total", **accepted) == before + 1
+    assert sample(client, "cartlog_commands_total", **refused) == refused_before + 1
+    assert sample(client, "cartlog_command_duration_seconds_count", command="AddToCart") >= 1
+    assert sample(client, "cartlog_log_head_position") >= 2
+    assert sample(client, "cartlog_database_up") == 1
+
+
+def test_metrics_show_every_consumers_position_and_lag(catalog: None) -> None:
+    client = Client()
+    services.start_cart(OWNER, str(uuid4()))
+    for consumer in registry.all_consumers():
+        assert sample(client, "cartlog_consumer_lag_events", consumer=consumer.name) >= 0
+    text = client.get("/metrics").content.decode()
+    for name in ("cartlog_consumer_position", "cartlog_consumer_lag_seconds", "cartlog_claim_decisions_total"):
+        assert name in text
+
+
+def beat_all(age: timedelta) -> None:
+    for consumer in registry.all_consumers():
+        Heartbeat.objects.update_or_create(
+            name=consumer.name, defaults={"transport": "table", "beat_at": timezone.now() - age, "pid": 1}
+        )
+
+
+def test_ready_is_503_while_a_consumers_heartbeat_is_stale_and_200_when_fresh() -> None:
+    client = Client()
+    beat_all(timedelta(seconds=1))
+    response = client.get("/health/ready")
+    assert response.status_code == 200, response.json()
+    assert response.json() == {"status": "ok", "checks": {"database": "ok", "broker": "ok", "consumers": "ok"}}
+
+    stale = registry.all_consumers()[0].name
+    Heartbeat.objects.filter(name=stale).update(beat_at=timezone.now() - timedelta(minutes=5))
+    response = client.get("/health/ready")
+    assert response.status_code == 503
+    assert stale in response.json()["checks"]["consumers"]
+
+
+def test_live_answers_without_asking_anything_else() -> None:
+    response = Client().get("/health/live")
+    assert (response.status_code, response.json()) == (200, {"status": "ok"})
