@@ -13,7 +13,10 @@ from collections.abc import Sequence
 
 from django.contrib.auth import get_user_model
 
+from claims import keys
 from claims.services import ClaimTicket, release
+from claims.streams import fold
+from eventlog import store
 from eventlog.records import RecordedEvent
 from kernel.principal import Principal
 
@@ -39,30 +42,31 @@ class AccountCreator:
 
 
 def create_account(claim_id: str, stream_id: str) -> None:
+    # The claim's key comes from its own ClaimRequested, never from parsing the stream id:
+    # a long key is hashed there, and the key is the normalized name, not what was typed.
+    ticket = _ticket(claim_id, stream_id)
     pending = PendingSignUp.objects.filter(claim_id=claim_id).first()
-    User = get_user_model()
     if pending is None:
-        if User.objects.filter(username__iexact=_username_from(stream_id)).exists():
+        if _account_named(ticket.key):
             return  # already created (a redelivered acceptance): nothing to do
-        _release(claim_id, stream_id, "no sign-up is waiting for this claim")
+        release(ticket, "no sign-up is waiting for this claim", actor=ACTOR)
         return
-    if User.objects.filter(username__iexact=pending.username).exists():
-        _release(claim_id, stream_id, "an account with this name already exists")
+    if _account_named(ticket.key):
+        release(ticket, "an account with this name already exists", actor=ACTOR)
     else:
-        user = User(username=pending.username, password=pending.password_hash)
-        user.save()
+        get_user_model()(username=pending.username, password=pending.password_hash).save()
     pending.delete()
 
 
-def _username_from(stream_id: str) -> str:
-    from urllib.parse import unquote
+def _ticket(claim_id: str, stream_id: str) -> ClaimTicket:
+    claim = fold(store.read_stream(stream_id))[claim_id]
+    return ClaimTicket(claim_id=claim_id, kind=claim.kind, key=claim.key, stream_id=stream_id)
 
-    return unquote(stream_id.removeprefix("claim-username-"))
 
-
-def _release(claim_id: str, stream_id: str, reason: str) -> None:
-    ticket = ClaimTicket(claim_id=claim_id, kind="username", key=_username_from(stream_id), stream_id=stream_id)
-    release(ticket, reason, actor=ACTOR)
+def _account_named(key: str) -> bool:
+    """An account whose name normalizes to `key` (case-insensitive candidates, then NFKC-folded)."""
+    names = get_user_model().objects.filter(username__iexact=key).values_list("username", flat=True)
+    return any(keys.normalize("username", name) == key for name in names)
 
 
 def consumers() -> list[AccountCreator]:
