@@ -212,6 +212,8 @@ CLAIM_MAX_WAITERS = int(os.environ.get("CLAIM_MAX_WAITERS", "2"))
 # (claims/holds.py); the periodic sweep runs every COUPON_HOLD_SWEEP_SECONDS (Celery beat).
 COUPON_HOLD_SECONDS = float(os.environ.get("COUPON_HOLD_SECONDS", "900"))
 COUPON_HOLD_SWEEP_SECONDS = float(os.environ.get("COUPON_HOLD_SWEEP_SECONDS", "60"))
+# How long a read with ?min_position= waits for an async view to cover it (docs/read-your-writes.md).
+MIN_POSITION_WAIT_SECONDS = float(os.environ.get("MIN_POSITION_WAIT_SECONDS", "3"))
 
 # --- Background work -----------------------------------------------------------
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
