@@ -191,6 +191,8 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "api.schema.problem_json_for_errors",  # refusals are served as application/problem+json
     ],
+    # A cart's status appears in several outputs (a cart, a command's answer): one enum for all.
+    "ENUM_NAME_OVERRIDES": {"CartStatusEnum": [("open", "open"), ("checked_out", "checked_out")]},
 }
 
 # --- The log and its consumers ------------------------------------------------

@@ -50,21 +50,21 @@ def test_my_orders_says_so_when_the_view_is_still_behind(client: Client, setting
     assert 'id="orders-behind"' in page and f"position {store.head_position()}" in page
 
 
+def history(client: Client, cart_id: str, **query: str | int) -> str:
+    return client.get(f"/carts/{cart_id}/history/", query).content.decode()
+
+
 @pytest.mark.django_db
 def test_what_if_shows_the_events_decide_would_return_and_appends_nothing(client: Client) -> None:
     add(client, "COF-001")
     add(client, "KIT-001")
     cart_id = cart_row(client).cart_id
     before = log_snapshot()
-    page = client.get(f"/carts/{cart_id}/history/", {"version": 2, "try": "quantity", "sku": "COF-001",
-                                                     "quantity": 5}).content.decode()  # fmt: skip
+    page = history(client, cart_id, version=2, sku="COF-001", quantity=5, **{"try": "quantity"})
     assert 'id="what-if-events"' in page and "ItemQuantityChanged" in page and "&quot;to_quantity&quot;: 5" in page
     assert "Nothing is appended to the log" in page and 'id="state-version">2<' in page
-    checkout = client.get(f"/carts/{cart_id}/history/", {"version": 2, "try": "checkout", "coupon": "welcome10"})
-    assert (
-        "CheckedOut" in checkout.content.decode()
-        and "&quot;coupon&quot;: &quot;WELCOME10&quot;" in checkout.content.decode()
-    )
+    shown = history(client, cart_id, version=2, coupon="welcome10", **{"try": "checkout"})
+    assert "CheckedOut" in shown and "&quot;coupon&quot;: &quot;WELCOME10&quot;" in shown
     assert log_snapshot() == before
 
 
@@ -73,10 +73,10 @@ def test_what_if_shows_a_refusal_and_its_reason(client: Client) -> None:
     add(client, "COF-001")
     cart_id = cart_row(client).cart_id
     before = log_snapshot()
-    page = client.get(f"/carts/{cart_id}/history/", {"version": 1, "try": "remove", "sku": "COF-001"}).content.decode()
+    page = history(client, cart_id, version=1, sku="COF-001", **{"try": "remove"})
     assert 'id="what-if-refused"' in page and "COF-001 is not in this cart." in page
-    empty = client.get(f"/carts/{cart_id}/history/", {"version": 1, "try": "checkout"}).content.decode()
+    empty = history(client, cart_id, version=1, **{"try": "checkout"})
     assert "Your cart is empty" in empty
-    typo = client.get(f"/carts/{cart_id}/history/", {"try": "add", "sku": "COF-001", "quantity": "x"}).content.decode()
+    typo = history(client, cart_id, sku="COF-001", quantity="x", **{"try": "add"})
     assert "Quantity must be a whole number." in typo
     assert log_snapshot() == before
