@@ -112,7 +112,9 @@ def test_orders_are_paginated_by_cursor_newest_first() -> None:
     client = client_for("ada")
     placed = [placed_order(client, "COF-001")[0] for _ in range(3)]
     with claim_consumers_running(with_projections=True):
-        eventually(lambda: client.get("/api/orders", {"min_position": store.head_position()}).status_code == 200)
+        eventually(
+            lambda: client.get("/api/orders", {"min_position": store.head_position()}).status_code == 200, timeout=60
+        )
     page = client.get("/api/orders", {"page_size": 2}).json()
     assert [o["order_id"] for o in page["results"]] == placed[:0:-1] and page["next"]
     rest = client.get(page["next"]).json()
@@ -142,5 +144,5 @@ def test_projections_cover_the_lowest_async_projection_position() -> None:
     assert client.get("/api/projections")["Cartlog-Position"] == "0"
     assert_problem(client.get("/api/projections", {"min_position": position}), 503)
     with claim_consumers_running(with_projections=True):
-        eventually(lambda: client.get("/api/projections", {"min_position": position}).status_code == 200)
+        eventually(lambda: client.get("/api/projections", {"min_position": position}).status_code == 200, timeout=60)
     assert int(client.get("/api/projections")["Cartlog-Position"]) >= position
