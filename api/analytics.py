@@ -4,7 +4,8 @@ Who may read: the summary and the recommendations, any logged-in user (the
 product pages show recommendations to everyone anyway); the detailed views
 (funnel, revenue, products, time to checkout, hourly activity, sessions), staff
 only. Every response carries `covers_position` (the last log position the jobs
-read) and `computed_at`, on the summary and on each row.
+read) and `computed_at`, on the summary and on each row, and the header
+`Cartlog-Position` (the same position); `?min_position=` waits for a run that covers it.
 """
 
 from typing import Any
@@ -18,6 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from analytics import models, queries
+from api.freshness import MIN_POSITION_ERRORS, MIN_POSITION_PARAMETERS, covered, stamped
 from api.schema import problem
 from kernel.errors import InvalidInputError
 
@@ -55,6 +57,11 @@ RecommendationOutput = _rows(models.Recommendation, "sku", "rank", "recommended_
                              "source")  # fmt: skip
 
 
+def spark_covers(request: Request) -> int:
+    """The position the last Spark run covers, once it reaches the request's min_position."""
+    return covered(request, "analytics", lambda: int(queries.summary()["covers_position"]))
+
+
 class UnknownRankingError(InvalidInputError):
     title = "Unknown ranking"
 
@@ -65,10 +72,12 @@ class SummaryView(APIView):
     @extend_schema(
         operation_id="analytics_summary",
         summary="The funnel and revenue over the whole log, from the last Spark run",
-        responses={200: SummaryOutput, 401: NOT_LOGGED_IN},
+        parameters=MIN_POSITION_PARAMETERS,
+        responses={200: SummaryOutput, 401: NOT_LOGGED_IN, **MIN_POSITION_ERRORS},
     )
     def get(self, request: Request) -> Response:
-        return Response(SummaryOutput(queries.summary()).data)
+        covers = spark_covers(request)
+        return stamped(Response(SummaryOutput(queries.summary()).data), covers)
 
 
 def _list_view(
@@ -80,10 +89,12 @@ def _list_view(
         @extend_schema(
             operation_id=operation,
             summary=f"{text} (staff only)",
-            responses={200: output(many=True), 401: NOT_LOGGED_IN, 403: NOT_STAFF},
+            parameters=MIN_POSITION_PARAMETERS,
+            responses={200: output(many=True), 401: NOT_LOGGED_IN, 403: NOT_STAFF, **MIN_POSITION_ERRORS},
         )
         def get(self, request: Request) -> Response:
-            return Response(output(model._default_manager.all(), many=True).data)
+            covers = spark_covers(request)
+            return stamped(Response(output(model._default_manager.all(), many=True).data), covers)
 
     RowsView.__name__ = RowsView.__qualname__ = f"{model.__name__}View"
     return RowsView
@@ -110,16 +121,18 @@ class TopProductsView(APIView):
         parameters=[
             OpenApiParameter("by", OpenApiTypes.STR, enum=list(queries.PRODUCT_RANKINGS), description="default: purchases"),  # noqa: E501
             OpenApiParameter("limit", OpenApiTypes.INT, description="default 10, at most 100"),
+            *MIN_POSITION_PARAMETERS,
         ],
-        responses={200: ProductOutput(many=True), 400: problem("Unknown ranking"), 401: NOT_LOGGED_IN,
-                   403: NOT_STAFF},
+        responses={200: ProductOutput(many=True), 401: NOT_LOGGED_IN, 403: NOT_STAFF, **MIN_POSITION_ERRORS,
+                   400: problem("Unknown ranking, or min_position is not a whole number")},
     )  # fmt: skip
     def get(self, request: Request) -> Response:
         by = request.query_params.get("by", "purchases")
         if by not in queries.PRODUCT_RANKINGS:
             raise UnknownRankingError(f"by must be one of {', '.join(queries.PRODUCT_RANKINGS)}")
         limit = _limit(request.query_params.get("limit"))
-        return Response(ProductOutput(queries.top_products(by, limit), many=True).data)
+        covers = spark_covers(request)
+        return stamped(Response(ProductOutput(queries.top_products(by, limit), many=True).data), covers)
 
 
 class RecommendationsView(APIView):
@@ -128,12 +141,14 @@ class RecommendationsView(APIView):
     @extend_schema(
         operation_id="analytics_recommendations",
         summary="Also-bought recommendations: top N per SKU with support, confidence and lift",
-        parameters=[OpenApiParameter("sku", OpenApiTypes.STR, description="only this product's")],
-        responses={200: RecommendationOutput(many=True), 401: NOT_LOGGED_IN},
-    )
+        parameters=[OpenApiParameter("sku", OpenApiTypes.STR, description="only this product's"),
+                    *MIN_POSITION_PARAMETERS],
+        responses={200: RecommendationOutput(many=True), 401: NOT_LOGGED_IN, **MIN_POSITION_ERRORS},
+    )  # fmt: skip
     def get(self, request: Request) -> Response:
+        covers = spark_covers(request)
         rows: Any = queries.recommendations(request.query_params.get("sku"))
-        return Response(RecommendationOutput(rows, many=True).data)
+        return stamped(Response(RecommendationOutput(rows, many=True).data), covers)
 
 
 def _limit(raw: str | None) -> int:

@@ -28,8 +28,17 @@ from .cart_serializers import (
     QuantityInput,
     cart_data,
 )
+from .freshness import POSITION
 
 NOT_AUTHENTICATED = problem("No valid token or session")
+POSITION_HEADER = OpenApiParameter(
+    POSITION,
+    OpenApiTypes.INT,
+    OpenApiParameter.HEADER,
+    response=[200, 201],
+    description="The log position of the command's last event (of the first send, for a repeat); "
+    "pass it as `min_position` to read your write on an async view.",
+)
 BAD_HEADER = problem("A malformed If-Match or Idempotency-Key header")
 READ_ERRORS = {401: NOT_AUTHENTICATED, 404: problem("No such cart (or not yours)")}
 COMMAND_ERRORS = {
@@ -89,6 +98,31 @@ def cart_response(state: CartState, status: int = 200, headers: dict[str, str] |
     return Response(body, status=status, headers={"ETag": f'"{state.version}"', **(headers or {})})
 
 
+class CommandCartOutput(CartOutput):
+    position = serializers.IntegerField(help_text="the log position of the command's last event")
+
+
+class PlacedOrderOutput(OrderOutput):
+    position = serializers.IntegerField(help_text="the log position of the CheckedOut event")
+
+
+def last_position(outcome: Outcome) -> int:
+    """The position of the command's last event; for a repeat (or a command that changed
+    nothing), of the event that made the version it answers with, read from the stream."""
+    if outcome.events:
+        return outcome.events[-1].position
+    made = store.read_stream(streams.stream_id(outcome.state.cart_id), outcome.state.version)
+    return made[-1].position if made else 0
+
+
+def command_response(outcome: Outcome, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    """A command's answer: the cart it left, its version and the position of its last event."""
+    position = last_position(outcome)
+    response = cart_response(outcome.state, status, {POSITION: str(position), **(headers or {})})
+    response.data = {**response.data, "position": position}
+    return response
+
+
 def own_cart(request: Request, cart_id: str) -> CartState:
     """The cart from the projection, if it exists and belongs to the caller."""
     found = cart_view.read(cart_id)
@@ -102,13 +136,13 @@ class StartCartView(APIView):
         operation_id="start_cart",
         summary="Start a cart (StartCart)",
         request=None,
-        parameters=[IDEMPOTENCY_KEY, ETAG, location_header(201, "The new cart")],
-        responses={201: CartOutput, 400: BAD_HEADER, 401: NOT_AUTHENTICATED, 422: COMMAND_ERRORS[422]},
+        parameters=[IDEMPOTENCY_KEY, ETAG, POSITION_HEADER, location_header(201, "The new cart")],
+        responses={201: CommandCartOutput, 400: BAD_HEADER, 401: NOT_AUTHENTICATED, 422: COMMAND_ERRORS[422]},
     )
     def post(self, request: Request) -> Response:
         outcome = services.start_cart(context_for(request))
         location = f"/api/carts/{outcome.state.cart_id}"
-        return cart_response(outcome.state, status=201, headers={"Location": location})
+        return command_response(outcome, status=201, headers={"Location": location})
 
 
 class GetCartView(APIView):
@@ -146,13 +180,13 @@ class AddToCartView(APIView):
         operation_id="add_to_cart",
         summary="Add to the cart (AddToCart); adds to an existing line",
         request=AddItemInput,
-        parameters=[IF_MATCH, IDEMPOTENCY_KEY, ETAG],
-        responses={200: CartOutput, **COMMAND_ERRORS},
+        parameters=[IF_MATCH, IDEMPOTENCY_KEY, ETAG, POSITION_HEADER],
+        responses={200: CommandCartOutput, **COMMAND_ERRORS},
     )
     def post(self, request: Request, cart_id: str) -> Response:
         data = valid(AddItemInput, request)
         outcome = services.add_to_cart(context_for(request), cart_id, data["sku"], data["quantity"])
-        return cart_response(outcome.state)
+        return command_response(outcome)
 
 
 class UpdateCartQuantityView(APIView):
@@ -160,13 +194,13 @@ class UpdateCartQuantityView(APIView):
         operation_id="update_cart_quantity",
         summary="Set a line's quantity (UpdateCartQuantity); 0 removes it",
         request=QuantityInput,
-        parameters=[IF_MATCH, IDEMPOTENCY_KEY, ETAG],
-        responses={200: CartOutput, **COMMAND_ERRORS},
+        parameters=[IF_MATCH, IDEMPOTENCY_KEY, ETAG, POSITION_HEADER],
+        responses={200: CommandCartOutput, **COMMAND_ERRORS},
     )
     def put(self, request: Request, cart_id: str, sku: str) -> Response:
         data = valid(QuantityInput, request)
         outcome = services.update_quantity(context_for(request), cart_id, sku, data["quantity"])
-        return cart_response(outcome.state)
+        return command_response(outcome)
 
 
 class RemoveFromCartView(APIView):
@@ -174,12 +208,12 @@ class RemoveFromCartView(APIView):
         operation_id="remove_from_cart",
         summary="Remove a line (RemoveFromCart)",
         request=None,
-        parameters=[IF_MATCH, IDEMPOTENCY_KEY, ETAG],
-        responses={200: CartOutput, **COMMAND_ERRORS, 400: BAD_HEADER},
+        parameters=[IF_MATCH, IDEMPOTENCY_KEY, ETAG, POSITION_HEADER],
+        responses={200: CommandCartOutput, **COMMAND_ERRORS, 400: BAD_HEADER},
     )
     def delete(self, request: Request, cart_id: str, sku: str) -> Response:
         outcome = services.remove_from_cart(context_for(request), cart_id, sku)
-        return cart_response(outcome.state)
+        return command_response(outcome)
 
 
 class CartLineView(UpdateCartQuantityView, RemoveFromCartView):
@@ -191,9 +225,9 @@ class CheckoutView(APIView):
         operation_id="checkout",
         summary="Place the order (Checkout), optionally with a coupon",
         request=CheckoutInput,
-        parameters=[IF_MATCH, IDEMPOTENCY_KEY, ETAG],
+        parameters=[IF_MATCH, IDEMPOTENCY_KEY, ETAG, POSITION_HEADER],
         responses={
-            200: OrderOutput,
+            200: PlacedOrderOutput,
             **COMMAND_ERRORS,
             409: problem("Empty, already checked out, or coupon used"),
             503: problem("A one-time coupon's claim was not decided in time; retry"),
@@ -207,7 +241,8 @@ class CheckoutView(APIView):
 
 def order_response(outcome: Outcome) -> Response:
     cart = cart_data(outcome.state)
-    body = OrderOutput(
+    position = last_position(outcome)
+    body = PlacedOrderOutput(
         {
             "order_id": outcome.state.order_id,
             "subtotal": cart["subtotal"],
@@ -216,9 +251,10 @@ def order_response(outcome: Outcome) -> Response:
             "coupon": cart["coupon"],
             "lines": cart["items"],
             "cart": cart,
+            "position": position,
         }
     ).data
-    return Response(body, headers={"ETag": f'"{outcome.state.version}"'})
+    return Response(body, headers={"ETag": f'"{outcome.state.version}"', POSITION: str(position)})
 
 
 def valid(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:

@@ -60,7 +60,9 @@ def problem(status_code: int, title: str, detail: str, errors: dict[str, Any] | 
 def domain_problem(error: DomainError) -> Response:
     code = status_for(error)
     fields = {error.field: [error.detail]} if error.field else None
-    response = Response(problem(code, error.title, error.detail, fields), status=code, content_type=PROBLEM_JSON)
+    # An error may add RFC 9457 extension members and headers (api/freshness.py: the position a view covers).
+    body = {**problem(code, error.title, error.detail, fields), **getattr(error, "problem_members", {})}
+    response = Response(body, status=code, content_type=PROBLEM_JSON, headers=getattr(error, "headers", None))
     if isinstance(error, kinds.UnavailableError):
         response["Retry-After"] = str(error.retry_after_seconds)
     return response

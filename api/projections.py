@@ -1,4 +1,10 @@
-"""GET /api/projections: each projection and consumer, its checkpoint, lag and state (staff only)."""
+"""GET /api/projections: each projection and consumer, its checkpoint, lag and state (staff only).
+
+`Cartlog-Position` is the lowest position the async projections cover: with
+`?min_position=P` the answer waits until every one of them has applied P.
+"""
+
+from collections.abc import Callable
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -7,8 +13,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api.freshness import MIN_POSITION_ERRORS, MIN_POSITION_PARAMETERS, covered, stamped
 from api.schema import problem
-from consumers import status
+from consumers import coverage, status
 from projections import registry as projections
 from rebuilds.status import summary as rebuild_summary
 
@@ -31,10 +38,19 @@ class ProjectionsView(APIView):
     @extend_schema(
         operation_id="list_projections",
         summary="Every projection and consumer: checkpoint, head, lag, running (staff only)",
-        responses={200: ProjectionStatusOutput(many=True), 401: problem("Not logged in"), 403: problem("Not staff")},
-    )
+        parameters=MIN_POSITION_PARAMETERS,
+        responses={200: ProjectionStatusOutput(many=True), 401: problem("Not logged in"), 403: problem("Not staff"),
+                   **MIN_POSITION_ERRORS},
+    )  # fmt: skip
     def get(self, request: Request) -> Response:
-        return Response(ProjectionStatusOutput(overview(), many=True).data)
+        covers = covered(request, "async projections", async_covers())
+        return stamped(Response(ProjectionStatusOutput(overview(), many=True).data), covers)
+
+
+def async_covers() -> Callable[[], int]:
+    """Reads the lowest position the async projections cover."""
+    readers = [coverage.reader(p.NAME) for p in projections.asynchronous()]
+    return lambda: min((read() for read in readers), default=0)
 
 
 def overview() -> list[dict[str, object]]:

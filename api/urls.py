@@ -7,7 +7,7 @@ takes two commands by method combines their views (`CartLineView`).
 from django.urls import URLPattern, URLResolver, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from . import accounts, analytics, carts, catalog, claims, problems, projections
+from . import accounts, analytics, carts, catalog, claims, orders, problems, projections
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
@@ -22,6 +22,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("carts/<str:cart_id>/items", carts.AddToCartView.as_view(), name="cart-items"),
     path("carts/<str:cart_id>/items/<str:sku>", carts.CartLineView.as_view(), name="cart-item"),
     path("carts/<str:cart_id>/checkout", carts.CheckoutView.as_view(), name="cart-checkout"),
+    path("orders", orders.OrdersView.as_view(), name="orders"),
     path("projections", projections.ProjectionsView.as_view(), name="projections"),
     path("claims/<str:claim_id>", claims.ClaimView.as_view(), name="claim"),
     path("analytics/summary", analytics.SummaryView.as_view(), name="analytics-summary"),

@@ -196,6 +196,8 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "api.schema.problem_json_for_errors",  # refusals are served as application/problem+json
     ],
+    # A cart's status appears in several outputs (a cart, a command's answer): one enum for all.
+    "ENUM_NAME_OVERRIDES": {"CartStatusEnum": [("open", "open"), ("checked_out", "checked_out")]},
 }
 
 # --- The log and its consumers ------------------------------------------------
@@ -221,6 +223,8 @@ CLAIM_MAX_WAITERS = int(os.environ.get("CLAIM_MAX_WAITERS", "2"))
 # (claims/holds.py); the periodic sweep runs every COUPON_HOLD_SWEEP_SECONDS (Celery beat).
 COUPON_HOLD_SECONDS = float(os.environ.get("COUPON_HOLD_SECONDS", "900"))
 COUPON_HOLD_SWEEP_SECONDS = float(os.environ.get("COUPON_HOLD_SWEEP_SECONDS", "60"))
+# How long a read with ?min_position= waits for an async view to cover it (docs/read-your-writes.md).
+MIN_POSITION_WAIT_SECONDS = float(os.environ.get("MIN_POSITION_WAIT_SECONDS", "3"))
 
 # --- Background work -----------------------------------------------------------
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")

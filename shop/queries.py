@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 
@@ -15,7 +16,9 @@ from analytics import queries as analytics_queries
 from carts.decider import CartStatus
 from catalog.models import Product
 from catalog.queries import product_names
+from consumers import coverage
 from kernel.principal import Principal
+from projections import order_history
 from projections.models import CartView, OrderHistory
 
 
@@ -71,8 +74,8 @@ class ShownOrder:
 def my_orders(user: AbstractBaseUser) -> list[ShownOrder]:
     """The account's orders, newest first, from the `order_history` projection.
 
-    It is built by a consumer, so an order placed a moment ago may take a poll
-    interval to appear here (the confirmation page reads the cart itself)."""
+    It is built by a consumer, so an order placed a moment ago appears only once
+    the consumer has applied it: wait with `orders_covering` first."""
     rows = OrderHistory.objects.filter(account=str(principal(user))).order_by("-placed_at")
     return [
         ShownOrder(
@@ -84,6 +87,13 @@ def my_orders(user: AbstractBaseUser) -> list[ShownOrder]:
         )
         for row in rows
     ]
+
+
+def orders_covering(position: int) -> int:
+    """Wait (at most MIN_POSITION_WAIT_SECONDS) until `order_history` covers `position`;
+    the position it covers then (below `position` if it did not get there in time)."""
+    read = coverage.reader(order_history.NAME)
+    return coverage.wait_for(read, position, settings.MIN_POSITION_WAIT_SECONDS)
 
 
 def owned_cart(owner: Principal, cart_id: str) -> CartView | None:

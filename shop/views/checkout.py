@@ -1,4 +1,10 @@
-"""Checkout (log in first; optional coupon), the confirmation, and "My orders"."""
+"""Checkout (log in first; optional coupon), the confirmation, and "My orders".
+
+"My orders" reads `order_history`, a view a consumer updates after the checkout
+commits. So the checkout remembers, in the session, the log position of its
+`CheckedOut` event, and "My orders" waits (briefly) until the view covers it:
+the shopper always sees the order just placed (read your writes).
+"""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -8,6 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from carts import checkout as carts_checkout
 from carts.decider import CartStatus
+from carts.handler import Outcome
 from claims import queries as claim_queries
 from projections.models import CartView
 
@@ -44,7 +51,19 @@ def _place_order(request: HttpRequest, form: CheckoutForm) -> HttpResponse:
     if isinstance(outcome, Refusal):
         return _refused(request, row, form, outcome)
     current.forget_cart(request)
+    _remember_position(request, outcome)
     return redirect("shop:order", cart_id=outcome.state.cart_id)
+
+
+# The session key of the newest position this shopper's "My orders" must cover.
+ORDERS_POSITION = "orders_min_position"
+
+
+def _remember_position(request: HttpRequest, outcome: Outcome) -> None:
+    # A repeat appends nothing: the cart row's last position is then its CheckedOut event.
+    row = queries.owned_cart(current.actor(request), outcome.state.cart_id)
+    position = outcome.events[-1].position if outcome.events else (row.last_position if row else 0)
+    request.session[ORDERS_POSITION] = max(position, request.session.get(ORDERS_POSITION, 0))
 
 
 def _refused(request: HttpRequest, row: CartView, form: CheckoutForm, refusal: Refusal) -> HttpResponse:
@@ -70,15 +89,27 @@ def order(request: HttpRequest, cart_id: str) -> HttpResponse:
     row = queries.owned_cart(current.actor(request), cart_id)
     if row is None or row.status != CartStatus.CHECKED_OUT:
         raise Http404("No such order")
-    return render(request, "shop/order.html", {"cart": row, "lines": queries.shown_lines(row.lines)})
+    page = {"cart": row, "lines": queries.shown_lines(row.lines), "min_position": row.last_position}
+    return render(request, "shop/order.html", page)
 
 
 @login_required
 @require_GET
 def orders(request: HttpRequest) -> HttpResponse:
+    wanted = max(_asked_position(request), request.session.get(ORDERS_POSITION, 0))
+    covers = queries.orders_covering(wanted)
     page = {
+        "covers": covers,
+        "wanted": wanted,
+        "behind": covers < wanted,
         "orders": queries.my_orders(request.user),  # type: ignore[arg-type]
         # The account's own history: the claim that made its username unique.
         "name_claim": claim_queries.username_claim_events(request.user.get_username()),
     }
     return render(request, "shop/orders.html", page)
+
+
+def _asked_position(request: HttpRequest) -> int:
+    """`?min_position=P` (the confirmation page's link); anything but a whole number asks for nothing."""
+    text = request.GET.get("min_position", "")
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else 0

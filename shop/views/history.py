@@ -2,6 +2,9 @@
 control to step through versions (time travel). The state at version N is the
 stream folded up to N (carts.handler.load), exactly what the API's ?at_version=N
 returns, and the page links to both API resources.
+
+At any version a learner can also try a command against that state and see
+what `decide` would return (shop/what_if.py): nothing is appended.
 """
 
 import json
@@ -15,7 +18,7 @@ from claims import queries as claim_queries
 from eventlog import store
 from kernel.principal import Principal
 
-from .. import current, queries
+from .. import current, queries, what_if
 
 
 @require_GET
@@ -45,6 +48,9 @@ def history(request: HttpRequest, cart_id: str) -> HttpResponse:
         "lines": queries.shown_lines(state.lines),
         "previous": version - 1 if version > 1 else None,
         "next": version + 1 if version < latest else None,
+        "actions": what_if.ACTIONS,
+        "tried": what_if.tried(state, request.GET),
+        "asked": request.GET,
         # A one-time coupon is claimed on its own stream; show that story beside the cart's.
         "claim_events": [
             {"event": e, "data": json.dumps(e.data, indent=1, sort_keys=True)}

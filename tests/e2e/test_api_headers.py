@@ -104,7 +104,8 @@ def test_time_travel_to_each_version_matches_what_the_commands_answered(cart: tu
     answers.append(client.post(f"{url}/items", {"sku": "COF-001", "quantity": 1}, format="json").json())
     answers.append(client.put(f"{url}/items/COF-001", {"quantity": 5}, format="json").json())
     answers.append(client.delete(f"{url}/items/COF-001").json())
-    assert [client.get(f"{url}?at_version={v}").json() for v in (1, 2, 3, 4)] == answers
+    commands = [{k: v for k, v in answer.items() if k != "position"} for answer in answers]  # a command's own
+    assert [client.get(f"{url}?at_version={v}").json() for v in (1, 2, 3, 4)] == commands
 
 
 def test_the_event_stream_lists_every_field_in_version_and_position_order(cart: tuple[APIClient, str]) -> None:

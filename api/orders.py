@@ -1,0 +1,70 @@
+"""GET /api/orders: the caller's orders, from the `order_history` view a consumer keeps.
+
+That view is updated after the checkout commits, so a client that has just
+checked out passes the checkout's `Cartlog-Position` as `min_position` to be
+sure its order is listed (api/freshness.py, docs/read-your-writes.md).
+"""
+
+from typing import Any
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.generics import ListAPIView
+from rest_framework.pagination import CursorPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from accounts.services import principal
+from api.schema import problem
+from projections import order_history
+from projections.models import OrderHistory
+
+from .freshness import MIN_POSITION_ERRORS, MIN_POSITION_PARAMETERS, consumer_view, stamped
+
+
+class OrderLineOutput(serializers.Serializer):
+    sku = serializers.CharField()
+    quantity = serializers.IntegerField()
+    unit_price = serializers.DecimalField(max_digits=12, decimal_places=2)
+    line_total = serializers.DecimalField(max_digits=12, decimal_places=2)
+
+
+class OrderHistoryOutput(serializers.Serializer):
+    order_id = serializers.CharField()
+    cart_id = serializers.CharField()
+    lines = OrderLineOutput(many=True)
+    subtotal = serializers.DecimalField(max_digits=12, decimal_places=2)
+    discount = serializers.DecimalField(max_digits=12, decimal_places=2)
+    total = serializers.DecimalField(max_digits=12, decimal_places=2)
+    coupon = serializers.CharField(allow_null=True)
+    checked_out_at = serializers.DateTimeField(source="placed_at", help_text="the checkout's event time")
+    position = serializers.IntegerField(help_text="the log position of its CheckedOut event")
+
+
+class NewestFirst(CursorPagination):
+    # The log position is unique and only grows: a stable cursor, newest order first.
+    ordering = "-position"
+    page_size = 20
+    page_size_query_param = "page_size"
+    max_page_size = 100
+
+
+class OrdersView(ListAPIView):
+    serializer_class = OrderHistoryOutput
+    pagination_class = NewestFirst
+
+    def get_queryset(self) -> QuerySet[OrderHistory]:
+        return OrderHistory.objects.filter(account=str(principal(self.request.user)))  # type: ignore[arg-type]
+
+    @extend_schema(
+        operation_id="list_orders",
+        summary="Your orders, newest first, from the order_history view (paginated by cursor)",
+        parameters=MIN_POSITION_PARAMETERS,
+        responses={200: OrderHistoryOutput(many=True), 401: problem("No valid token or session"),
+                   **MIN_POSITION_ERRORS},
+    )  # fmt: skip
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        # The position is read before the rows: the rows cover at least what the header says.
+        covers = consumer_view(request, order_history.NAME)
+        return stamped(self.list(request, *args, **kwargs), covers)
