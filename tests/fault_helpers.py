@@ -90,10 +90,15 @@ def lease_holder_pid(name: str) -> int | None:
 def outage(seconds: float) -> None:
     """The database is away for `seconds`: no new session, and every session but ours is cut."""
     from consumers.lease import connection_kwargs
+    from tests.runtime_role import owner
 
     name = connection.settings_dict["NAME"]
-    # A database cannot refuse connections while the session saying so is inside it: ask from `postgres`.
-    with psycopg.connect(**{**connection_kwargs("cartlog-fault-admin"), "dbname": "postgres"}) as admin:
+    # A database cannot refuse connections while the session saying so is inside it: ask from `postgres`,
+    # as the database's owner (the runtime role may not ALTER DATABASE).
+    admin_kwargs = {**connection_kwargs("cartlog-fault-admin"), "dbname": "postgres"}
+    if (role := owner()) is not None:
+        admin_kwargs |= {"user": role["USER"], "password": role.get("PASSWORD") or None}
+    with psycopg.connect(**admin_kwargs) as admin:
         admin.execute(f'ALTER DATABASE "{name}" WITH ALLOW_CONNECTIONS false')
         try:
             deadline = time.monotonic() + seconds
