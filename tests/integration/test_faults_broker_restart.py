@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from django.db import connection
 
 from eventlog import store
 from eventlog.models import Event
@@ -62,8 +63,14 @@ def test_a_restarted_empty_broker_gets_every_event_appended_during_and_after_the
 ) -> None:
     from relay.relay import run_forever
 
+    def relay_until_stopped() -> None:
+        try:
+            run_forever(stop)
+        finally:
+            connection.close()  # the thread's own session, or the test database cannot be dropped
+
     stop = threading.Event()
-    relay = threading.Thread(target=run_forever, args=(stop,))
+    relay = threading.Thread(target=relay_until_stopped)
     relay.start()
     try:
         shop(2)
