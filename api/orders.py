@@ -62,6 +62,7 @@ class OrdersView(ListAPIView):
         summary="Your orders, newest first, from the order_history view (paginated by cursor)",
         parameters=MIN_POSITION_PARAMETERS,
         responses={200: OrderHistoryOutput(many=True), 401: problem("No valid token or session"),
+                   404: problem("Invalid cursor (CursorPagination refuses one it did not make)"),
                    **MIN_POSITION_ERRORS},
     )  # fmt: skip
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:

@@ -52,6 +52,19 @@ def problem_json_for_errors(result: dict[str, Any], **kwargs: Any) -> dict[str, 
     return result
 
 
+def input_refusals_documented(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """Postprocessing hook: an operation that reads a path, query or header value can answer 400,
+    whatever its view declares: the input guard (api/input_guard.py) refuses a NUL byte or an
+    over-long value before any view runs. Found by the fuzzer (tests/integration/test_api_fuzz.py)."""
+    refused = {"description": "A path, query or header value with a NUL byte, or too long", "content": {
+        "application/problem+json": {"schema": {"$ref": PROBLEM_REF}}}}  # fmt: skip
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            if operation.get("parameters"):
+                operation.setdefault("responses", {}).setdefault("400", refused)
+    return result
+
+
 IF_MATCH = OpenApiParameter(
     "If-Match",
     OpenApiTypes.STR,

@@ -195,6 +195,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "api.schema.problem_json_for_errors",  # refusals are served as application/problem+json
+        "api.schema.input_refusals_documented",  # the input guard's 400, on every operation with parameters
     ],
     # A cart's status appears in several outputs (a cart, a command's answer): one enum for all.
     "ENUM_NAME_OVERRIDES": {"CartStatusEnum": [("open", "open"), ("checked_out", "checked_out")]},
