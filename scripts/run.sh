@@ -14,19 +14,22 @@ $PY manage.py migrate --no-input -v0
 $PY manage.py seed_catalog
 $PY manage.py collectstatic --no-input -v0
 
-# The consumers run beside the web server and stop with it. They retry the database by
-# themselves; if run_consumers exits anyway (a fatal error), this loop starts it again.
+# The consumers (and the sweep that releases lapsed coupon holds) run beside the web
+# server and stop with it. They retry the database by themselves; if one exits anyway
+# (a fatal error), this loop starts it again.
 supervise() {
     local pause=1
     while true; do
-        $PY manage.py run_consumers && return 0   # 0: stopped by SIGTERM
-        echo "run.sh: run_consumers exited with status $?; restarting in ${pause}s" >&2
+        $PY manage.py "$@" && return 0   # 0: stopped by SIGTERM
+        echo "run.sh: $1 exited with status $?; restarting in ${pause}s" >&2
         sleep "$pause"; pause=$(( pause < 30 ? pause * 2 : 30 ))
     done
 }
-supervise &
+supervise run_consumers &
 CONSUMERS=$!
-trap 'pkill -TERM -P $CONSUMERS 2>/dev/null; kill -TERM $CONSUMERS 2>/dev/null; wait $CONSUMERS 2>/dev/null' EXIT INT TERM
+supervise expire_coupon_holds --every 60 &
+SWEEP=$!
+trap 'pkill -TERM -P "$CONSUMERS,$SWEEP" 2>/dev/null; kill -TERM $CONSUMERS $SWEEP 2>/dev/null; wait $CONSUMERS $SWEEP 2>/dev/null' EXIT INT TERM
 
 echo "cartlog: http://127.0.0.1:8000  (API docs at /api/docs/)"
 .venv/bin/gunicorn cartlog.wsgi --bind 127.0.0.1:8000 --workers 2 --threads 4 --access-logfile -
