@@ -24,7 +24,7 @@ from .backoff import Backoff, is_fatal
 from .base import Consumer
 from .checkpoints import CheckpointMovedError
 from .lease import Lease, LeaseLostError
-from .transports import Transport
+from .transports import Transport, Wakeable
 
 log = logging.getLogger(__name__)
 
@@ -138,6 +138,13 @@ class Worker:
             return
         heartbeat.beat(self.consumer.name, transport.name)
         if process_batch(self.consumer, transport, guard=lease.verify if lease else None) == 0:
+            self._idle(transport)
+
+    def _idle(self, transport: Transport) -> None:
+        """Nothing to read: the table transport waits for the log's notification (consumers/wakeup.py)."""
+        if isinstance(transport, Wakeable):
+            transport.idle(self.stop, self.idle_seconds)
+        else:
             self.stop.wait(self.idle_seconds)
 
     def _failed(self, error: Exception) -> None:

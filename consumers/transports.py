@@ -9,14 +9,16 @@ database (e.g. a Kafka offset commit, which is only an optimisation then).
 Kafka needed. The Kafka transport lives in relay/kafka_transport.py.
 """
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from eventlog import store
 from eventlog.records import RecordedEvent
 
 from . import checkpoints
+from .wakeup import Waiter
 
 
 def _nothing() -> None:
@@ -39,12 +41,27 @@ class Transport(Protocol):
     def close(self) -> None: ...
 
 
+@runtime_checkable
+class Wakeable(Protocol):
+    """A transport that knows when to look again (the table transport); others are polled."""
+
+    def idle(self, stop: threading.Event, poll_seconds: float) -> None: ...
+
+
 class TableTransport:
-    """Reads `eventlog_event` after the consumer's checkpoint, gap-safe (store.read_all)."""
+    """Reads `eventlog_event` after the consumer's checkpoint, gap-safe (store.read_all).
+
+    Between empty reads it waits for the log's notification (PostgreSQL), with the
+    poll as a fallback (consumers/wakeup.py); on SQLite it polls.
+    """
 
     name = "table"
 
+    def __init__(self) -> None:
+        self.waiter = Waiter()
+
     def fetch(self, consumer: str, categories: Sequence[str], limit: int) -> Batch:
+        self.waiter.mark()  # before the read: an append committed after this wakes the next idle()
         after = checkpoints.position(consumer)
         # Anything at or below the checkpoint is already in the view: never hand it out again.
         events = [e for e in store.read_all(after, limit, categories=categories or None) if e.position > after]
@@ -53,5 +70,10 @@ class TableTransport:
         last = events[-1].position
         return Batch(events=events, commit=lambda: checkpoints.advance(consumer, after, last))
 
+    def idle(self, stop: threading.Event, poll_seconds: float) -> None:
+        """Wait after a read that found nothing: until an append is announced, or the poll elapses."""
+        self.waiter.idle(stop, poll_seconds)
+
     def close(self) -> None:
-        """Nothing held open."""
+        """Let go of the process's LISTEN session (closed when its last user leaves)."""
+        self.waiter.close()

@@ -3,7 +3,8 @@
 `read_all` returns only rows whose transaction is older than the oldest one
 still running, so it never skips an event that commits late (invariant 3).
 Why that holds, and the locks below, are in `eventlog_append` (migration 0003)
-and docs/adr/0002-gap-safe-readers.md.
+and docs/adr/0002-gap-safe-readers.md. Since migration 0004 the function also
+notifies CHANNEL, so an append wakes the consumers at its commit.
 """
 
 from collections.abc import Iterator, Sequence
@@ -23,6 +24,9 @@ from .sql import SqlStore, dumps
 ORDER_LOCK = 74260001  # session lock: taking a transaction id and positions, in one order
 SLOW_LOCK = 74260002  # transaction lock: shared by fast appends, exclusive for slow ones (and hold_appends)
 STREAM_LOCK_CLASS = 7426  # first key of the per-stream advisory locks (lock_stream)
+# eventlog_append notifies this channel (migration 0004); PostgreSQL delivers it when the
+# append commits, and table-transport consumers LISTEN on it (consumers/wakeup.py).
+CHANNEL = "cartlog_events"
 
 # Stop before the oldest transaction still running: any row it (or a later
 # writer) will commit has a higher position than what we return.

@@ -1,0 +1,169 @@
+"""Consumers woken by the log: one LISTEN session per process, the poll as a fallback.
+
+On PostgreSQL every append notifies `eventlog.stores.postgres.CHANNEL` when it
+commits (eventlog migration 0004). A `Listener` holds one dedicated psycopg
+session per process (not one per consumer) that LISTENs on a thread of its own
+and counts the notifications; a consumer's `Waiter` sleeps until the count
+moves past what it had seen before its last read, or the fallback poll
+elapses. So idle consumers cost next to nothing and an append reaches them in
+milliseconds instead of a poll interval.
+
+Two things the notification cannot promise, and what covers them:
+* Gap-safe reads (eventlog/stores/postgres.py: VISIBLE) hold back an event
+  while an older writing transaction is still open, so a woken consumer may
+  find nothing yet. After a wake-up the waiter re-reads a few times at
+  doubling intervals (10 ms .. 320 ms) before sleeping again.
+* The session can die (terminated, database restarted). The thread reconnects
+  with the same capped, jittered backoff as the workers; while it is away the
+  waiters poll at the normal interval, and each reconnect wakes them all once
+  (notifications sent meanwhile are lost).
+
+The session lives while some transport uses it (`acquire`/`release`), so a
+process that stops its consumers closes it. SQLite has no LISTEN: it polls.
+"""
+
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+
+import psycopg
+from django.conf import settings
+from django.db import connection
+
+from eventlog.stores.postgres import CHANNEL
+
+from .backoff import Backoff
+from .lease import connection_kwargs
+
+log = logging.getLogger(__name__)
+
+RECHECK_FIRST, RECHECK_LAST = 0.01, 0.32  # re-reads after a wake-up that found nothing
+SLICE = 0.5  # the longest a waiter sleeps without looking at its stop flag
+
+
+def listen_poll_seconds() -> float:
+    """The fallback poll while the LISTEN session is up (a notification normally comes first)."""
+    return float(getattr(settings, "CONSUMER_LISTEN_POLL_SECONDS", 5.0))
+
+
+class Listener:
+    """A LISTEN session on its own thread; `generation` counts notifications (and reconnects)."""
+
+    def __init__(self) -> None:
+        self.generation = 0
+        self.connected = False
+        self.stopping = threading.Event()
+        self._changed = threading.Condition()
+        self._backoff = Backoff()
+        self._thread = threading.Thread(target=self._run, name="consumers-listen", daemon=True)
+        self._thread.start()
+
+    def wait(self, seen: int, timeout: float, stop: threading.Event) -> bool:
+        """Until `generation` > `seen` (True), `timeout` elapses or `stop` is set (False)."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while self.generation <= seen:
+                left = deadline - time.monotonic()
+                if left <= 0 or stop.is_set():
+                    return False
+                self._changed.wait(min(left, SLICE))
+        return True
+
+    def _bump(self) -> None:
+        with self._changed:
+            self.generation += 1
+            self._changed.notify_all()
+
+    def _run(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                self._listen()
+            except Exception as error:  # the session died or never came: poll meanwhile, reconnect
+                self.connected = False
+                pause = self._backoff.next()
+                log.warning("LISTEN %s: %s; consumers poll; reconnecting in %.1fs", CHANNEL, error, pause)
+                self.stopping.wait(pause)
+
+    def _listen(self) -> None:
+        kwargs = connection_kwargs(f"cartlog-listen pid={os.getpid()}")
+        with psycopg.connect(**kwargs) as conn:
+            conn.execute(f"LISTEN {CHANNEL}")
+            self.connected = True
+            self._backoff.reset()
+            self._bump()  # anything appended while we were away was not announced: look now
+            log.info("LISTEN %s: consumers are woken by appends", CHANNEL)
+            while not self.stopping.is_set():
+                # Returns after a second at most, so that `stopping` is seen; raises if the session dies.
+                for _ in conn.notifies(timeout=1.0):
+                    self._bump()
+        self.connected = False
+
+
+_lock = threading.Lock()
+_shared: Listener | None = None
+_users = 0
+
+
+def acquire() -> Listener | None:
+    """The process's listener (started on first use); None where there is no LISTEN (SQLite)."""
+    global _shared, _users
+    if connection.vendor != "postgresql":
+        return None
+    with _lock:
+        if _shared is None:
+            _shared = Listener()
+        _users += 1
+        return _shared
+
+
+def release(listener: Listener) -> None:
+    """The last user gone, the session closes (within a second)."""
+    global _shared, _users
+    with _lock:
+        if listener is not _shared:
+            return
+        _users -= 1
+        if _users <= 0:
+            listener.stopping.set()
+            _shared, _users = None, 0
+
+
+@dataclass
+class Waiter:
+    """One consumer's idle wait: `mark()` before each read, `idle()` after a read that found nothing."""
+
+    listener: Listener | None = None
+    seen: int = 0
+    recheck: float | None = None
+    acquired: bool = field(default=False, repr=False)
+
+    def mark(self) -> None:
+        if self.listener is not None:
+            self.seen = self.listener.generation
+
+    def idle(self, stop: threading.Event, poll_seconds: float) -> None:
+        if not self.acquired:  # lazily: a transport that is only drained never opens the session
+            self.listener, self.acquired = acquire(), True
+            self.mark()
+        listener = self.listener
+        if listener is None:
+            stop.wait(poll_seconds)  # SQLite: poll
+            return
+        if listener.generation > self.seen:
+            self.recheck = RECHECK_FIRST  # notified since the read began: read again now
+            return
+        if self.recheck is not None and self.recheck <= RECHECK_LAST:
+            stop.wait(self.recheck)  # woken, found nothing: an older writer may still hold it back
+            self.recheck *= 2
+            return
+        # While the session is away, poll at the normal interval; its reconnect wakes us too.
+        timeout = max(poll_seconds, listen_poll_seconds()) if listener.connected else poll_seconds
+        woken = listener.wait(self.seen, timeout, stop)
+        self.recheck = RECHECK_FIRST if woken else None
+
+    def close(self) -> None:
+        if self.listener is not None:
+            release(self.listener)
+        self.listener, self.acquired = None, False
