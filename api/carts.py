@@ -163,16 +163,66 @@ class GetCartView(APIView):
         return cart_response(handler.load(cart_id, parse_at_version(at_version, state.version)))
 
 
+EVENTS_LIMIT, EVENTS_MAX_LIMIT = 100, 1000
+NEXT_LINK = OpenApiParameter(
+    "Link",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    response=[200],
+    description='`</api/carts/<id>/events?after_version=N&limit=M>; rel="next"` while more events follow this '
+    "page (N is the page's last version); absent on the last page.",
+)
+
+
+def parse_count(params: Any, name: str, default: int, low: int, high: int) -> int:
+    """A query parameter that must be ASCII digits from `low` to `high`; 400 naming it otherwise."""
+    value = params.get(name)
+    if value is None:
+        return default
+    if not is_number(value) or not low <= int(value) <= high:
+        raise ValidationError({name: [f"{name} must be a whole number from {low} to {high}."]})
+    return int(value)
+
+
+def next_link(cart_id: str, after_version: int, limit: int) -> str:
+    return f'</api/carts/{cart_id}/events?after_version={after_version}&limit={limit}>; rel="next"'
+
+
 class CartEventsView(APIView):
+    """The stream a page at a time: `?after_version=N&limit=M`; a `Link: <...>; rel="next"` while more follow.
+
+    The body stays a JSON list (as before pagination), so the cursor travels in the header.
+    """
+
     @extend_schema(
         operation_id="list_cart_events",
-        summary="The cart's stream of events, in order",
-        responses={200: EventOutput(many=True), **READ_ERRORS},
+        summary="The cart's stream of events, in order, a page at a time",
+        parameters=[
+            OpenApiParameter("after_version", OpenApiTypes.INT, description="Events after this version (default 0)."),
+            OpenApiParameter(
+                "limit", OpenApiTypes.INT, description=f"At most this many, 1..{EVENTS_MAX_LIMIT} ({EVENTS_LIMIT})."
+            ),
+            NEXT_LINK,
+        ],
+        responses={
+            200: EventOutput(many=True),
+            400: problem("after_version or limit is not a whole number in range (named in `errors`)"),
+            **READ_ERRORS,
+        },
     )
     def get(self, request: Request, cart_id: str) -> Response:
         own_cart(request, cart_id)
-        events = store.read_stream(streams.stream_id(cart_id))
-        return Response(EventOutput([e.__dict__ for e in events], many=True).data)
+        after = parse_count(request.query_params, "after_version", 0, 0, 2**31 - 1)
+        limit = parse_count(request.query_params, "limit", EVENTS_LIMIT, 1, EVENTS_MAX_LIMIT)
+        # One event past the page tells whether a next page exists. The store reads a stream from
+        # version 1 (it has no lower bound yet), so a page costs O(after_version + limit) rows.
+        upto = store.read_stream(streams.stream_id(cart_id), up_to_version=after + limit + 1)
+        page = [e for e in upto if e.version > after]
+        headers = {}
+        if len(page) > limit:
+            page = page[:limit]
+            headers["Link"] = next_link(cart_id, page[-1].version, limit)
+        return Response(EventOutput([e.__dict__ for e in page], many=True).data, headers=headers)
 
 
 class AddToCartView(APIView):
