@@ -61,7 +61,7 @@ class TableTransport:
         self.waiter = Waiter()
 
     def fetch(self, consumer: str, categories: Sequence[str], limit: int) -> Batch:
-        self.waiter.mark()  # before the read: an append committed after this wakes the next idle()
+        self.waiter.mark(categories)  # before the read: an append committed after this wakes the next idle()
         after = checkpoints.position(consumer)
         # Anything at or below the checkpoint is already in the view: never hand it out again.
         events = [e for e in store.read_all(after, limit, categories=categories or None) if e.position > after]

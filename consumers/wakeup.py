@@ -1,18 +1,18 @@
 """Consumers woken by the log: one LISTEN session per process, the poll as a fallback.
 
-On PostgreSQL every append notifies `eventlog.stores.postgres.CHANNEL` when it
-commits (eventlog migration 0004). A `Listener` holds one dedicated psycopg
-session per process (not one per consumer) that LISTENs on a thread of its own
-and counts the notifications; a consumer's `Waiter` sleeps until the count
-moves past what it had seen before its last read, or the fallback poll
-elapses. So idle consumers cost next to nothing and an append reaches them in
-milliseconds instead of a poll interval.
+On PostgreSQL every append notifies `eventlog.stores.postgres.CHANNEL` with
+its stream's category when it commits (eventlog migration 0004). A `Listener`
+holds one dedicated psycopg session per process (not one per consumer) that
+LISTENs on a thread of its own and counts the notifications, per category; a
+consumer's `Waiter` sleeps until one of its categories is announced after its
+last read began, or the fallback poll elapses. So idle consumers cost next to
+nothing and an append reaches them in milliseconds instead of a poll interval.
 
 Two things the notification cannot promise, and what covers them:
 * Gap-safe reads (eventlog/stores/postgres.py: VISIBLE) hold back an event
   while an older writing transaction is still open, so a woken consumer may
-  find nothing yet. After a wake-up the waiter re-reads a few times at
-  doubling intervals (10 ms .. 320 ms) before sleeping again.
+  find nothing yet. After a wake-up the waiter re-reads at doubling intervals
+  (10 ms up to the poll interval) for RECHECK_FOR seconds before it sleeps again.
 * The session can die (terminated, database restarted). The thread reconnects
   with the same capped, jittered backoff as the workers; while it is away the
   waiters poll at the normal interval, and each reconnect wakes them all once
@@ -26,6 +26,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import psycopg
@@ -39,13 +40,19 @@ from .lease import connection_kwargs
 
 log = logging.getLogger(__name__)
 
-RECHECK_FIRST, RECHECK_LAST = 0.01, 0.32  # re-reads after a wake-up that found nothing
+RECHECK_FIRST, RECHECK_FOR = 0.01, 3.0  # re-reads after a wake-up that found nothing
 SLICE = 0.5  # the longest a waiter sleeps without looking at its stop flag
 
 
 def listen_poll_seconds() -> float:
     """The fallback poll while the LISTEN session is up (a notification normally comes first)."""
     return float(getattr(settings, "CONSUMER_LISTEN_POLL_SECONDS", 5.0))
+
+
+def enabled() -> bool:
+    """LISTEN on PostgreSQL unless CONSUMER_LISTEN is False (e.g. behind a pooler in transaction
+    mode, which does not keep a LISTEN session's notifications; or to measure the poll alone)."""
+    return connection.vendor == "postgresql" and bool(getattr(settings, "CONSUMER_LISTEN", True))
 
 
 class Listener:
@@ -55,25 +62,37 @@ class Listener:
         self.generation = 0
         self.connected = False
         self.stopping = threading.Event()
+        self.announced: dict[str, int] = {}  # category -> generation of its last notification
+        self.reconnected = 0  # generation of the last (re)connect: announces every category
         self._changed = threading.Condition()
         self._backoff = Backoff()
         self._thread = threading.Thread(target=self._run, name="consumers-listen", daemon=True)
         self._thread.start()
 
-    def wait(self, seen: int, timeout: float, stop: threading.Event) -> bool:
-        """Until `generation` > `seen` (True), `timeout` elapses or `stop` is set (False)."""
+    def news(self, seen: int, categories: Sequence[str]) -> bool:
+        """Has any of `categories` (every one if empty) been announced after generation `seen`?"""
+        if not categories or self.reconnected > seen:
+            return self.generation > seen
+        return any(self.announced.get(category, 0) > seen for category in categories)
+
+    def wait(self, seen: int, categories: Sequence[str], timeout: float, stop: threading.Event) -> bool:
+        """Until news of `categories` after `seen` (True), `timeout` elapses or `stop` is set (False)."""
         deadline = time.monotonic() + timeout
         with self._changed:
-            while self.generation <= seen:
+            while not self.news(seen, categories):
                 left = deadline - time.monotonic()
                 if left <= 0 or stop.is_set():
                     return False
                 self._changed.wait(min(left, SLICE))
         return True
 
-    def _bump(self) -> None:
+    def _bump(self, category: str | None) -> None:
         with self._changed:
             self.generation += 1
+            if category is None:
+                self.reconnected = self.generation
+            else:
+                self.announced[category] = self.generation
             self._changed.notify_all()
 
     def _run(self) -> None:
@@ -92,12 +111,12 @@ class Listener:
             conn.execute(f"LISTEN {CHANNEL}")
             self.connected = True
             self._backoff.reset()
-            self._bump()  # anything appended while we were away was not announced: look now
+            self._bump(None)  # anything appended while we were away was not announced: look now
             log.info("LISTEN %s: consumers are woken by appends", CHANNEL)
             while not self.stopping.is_set():
                 # Returns after a second at most, so that `stopping` is seen; raises if the session dies.
-                for _ in conn.notifies(timeout=1.0):
-                    self._bump()
+                for notification in conn.notifies(timeout=1.0):
+                    self._bump(notification.payload)
         self.connected = False
 
 
@@ -107,9 +126,9 @@ _users = 0
 
 
 def acquire() -> Listener | None:
-    """The process's listener (started on first use); None where there is no LISTEN (SQLite)."""
+    """The process's listener (started on first use); None where there is no LISTEN (SQLite, or off)."""
     global _shared, _users
-    if connection.vendor != "postgresql":
+    if not enabled():
         return None
     with _lock:
         if _shared is None:
@@ -135,33 +154,44 @@ class Waiter:
     """One consumer's idle wait: `mark()` before each read, `idle()` after a read that found nothing."""
 
     listener: Listener | None = None
+    categories: Sequence[str] = ()
     seen: int = 0
-    recheck: float | None = None
+    recheck: float = RECHECK_FIRST
+    woken_at: float | None = None  # when the last notification woke us (re-reading until RECHECK_FOR after)
     acquired: bool = field(default=False, repr=False)
 
-    def mark(self) -> None:
+    def mark(self, categories: Sequence[str]) -> None:
+        self.categories = tuple(categories)
         if self.listener is not None:
             self.seen = self.listener.generation
 
     def idle(self, stop: threading.Event, poll_seconds: float) -> None:
         if not self.acquired:  # lazily: a transport that is only drained never opens the session
             self.listener, self.acquired = acquire(), True
-            self.mark()
+            self.mark(self.categories)
         listener = self.listener
         if listener is None:
-            stop.wait(poll_seconds)  # SQLite: poll
+            stop.wait(poll_seconds)  # SQLite, or LISTEN off: poll
             return
-        if listener.generation > self.seen:
-            self.recheck = RECHECK_FIRST  # notified since the read began: read again now
+        if listener.news(self.seen, self.categories):
+            self._woken()  # announced since the read began: read again now
             return
-        if self.recheck is not None and self.recheck <= RECHECK_LAST:
-            stop.wait(self.recheck)  # woken, found nothing: an older writer may still hold it back
-            self.recheck *= 2
+        if self.woken_at is not None and time.monotonic() - self.woken_at < RECHECK_FOR:
+            # Woken, found nothing: an older writer may still hold it back. Read again soon (or at news).
+            if listener.wait(self.seen, self.categories, self.recheck, stop):
+                self._woken()
+            else:
+                self.recheck = min(self.recheck * 2, poll_seconds)
             return
         # While the session is away, poll at the normal interval; its reconnect wakes us too.
         timeout = max(poll_seconds, listen_poll_seconds()) if listener.connected else poll_seconds
-        woken = listener.wait(self.seen, timeout, stop)
-        self.recheck = RECHECK_FIRST if woken else None
+        if listener.wait(self.seen, self.categories, timeout, stop):
+            self._woken()
+        else:
+            self.woken_at = None
+
+    def _woken(self) -> None:
+        self.woken_at, self.recheck = time.monotonic(), RECHECK_FIRST
 
     def close(self) -> None:
         if self.listener is not None:

@@ -1,11 +1,14 @@
-"""`eventlog_append` also notifies: `pg_notify('cartlog_events', '')`, delivered when the append commits.
+"""`eventlog_append` also notifies `cartlog_events` with the stream's category, delivered at commit.
 
 Table-transport consumers LISTEN on that channel (consumers/wakeup.py) instead
 of polling the log. PostgreSQL delivers a notification only at commit, and
 never for a transaction that rolled back, so a woken consumer finds the events
-(or learns that a transaction still running holds them back; it re-reads a few
-times then). Notifications of one transaction with the same payload fold into
-one, so an append of several events, or several appends, wake once.
+(unless an older writing transaction still holds them back from gap-safe
+readers; it re-reads for a while then). The payload is the category (`cart`
+for `cart-<id>`, as RecordedEvent.category), so a consumer wakes only for the
+categories it reads. Notifications of one transaction with the same payload
+fold into one: an append of several events, or several appends to one
+category, wake once.
 
 The body is 0003's, frozen here as created, with the notification added after
 the insert. The channel is `eventlog.stores.postgres.CHANNEL`; a test checks
@@ -56,7 +59,7 @@ BEGIN
         RAISE;
     END;
     IF fast THEN PERFORM pg_advisory_unlock({ORDER_LOCK}); END IF;
-    PERFORM pg_notify('{CHANNEL}', '');
+    PERFORM pg_notify('{CHANNEL}', split_part(p_stream_id, '-', 1));
 END $$;
 """
 

@@ -24,8 +24,8 @@ from .sql import SqlStore, dumps
 ORDER_LOCK = 74260001  # session lock: taking a transaction id and positions, in one order
 SLOW_LOCK = 74260002  # transaction lock: shared by fast appends, exclusive for slow ones (and hold_appends)
 STREAM_LOCK_CLASS = 7426  # first key of the per-stream advisory locks (lock_stream)
-# eventlog_append notifies this channel (migration 0004); PostgreSQL delivers it when the
-# append commits, and table-transport consumers LISTEN on it (consumers/wakeup.py).
+# eventlog_append notifies this channel with the stream's category (migration 0004); PostgreSQL
+# delivers it when the append commits, and table-transport consumers LISTEN on it (consumers/wakeup.py).
 CHANNEL = "cartlog_events"
 
 # Stop before the oldest transaction still running: any row it (or a later
