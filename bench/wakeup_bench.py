@@ -24,7 +24,6 @@ interval; with LISTEN, and with LISTEN off (bench/settings_poll.py).
 import argparse
 import os
 import random
-import subprocess
 import sys
 import threading
 import time
@@ -34,11 +33,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.databases import ROOT, migrate_cartlog, recreate
+from bench.databases import migrate_cartlog, recreate
+from bench.wakeup_idle import idle_cpu
+from bench.wakeup_writes import write_cost
 
 DBNAME = "cartlog_bench_wakeup"
 MODES = ("NOTIFY", "poll")
-TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def main(argv: list[str]) -> int:
@@ -84,10 +84,11 @@ def run(args: argparse.Namespace) -> None:
         summary = ", ".join(f"{m} p50 {percentile(latencies[m], 50) * 1000:.1f} ms" for m in MODES)
         print(f"round {round_no}: {summary}", flush=True)
     idle = {
-        "LISTEN": idle_cpu(url, "cartlog.settings", args.idle_seconds),
-        "poll": idle_cpu(url, "bench.settings_poll", args.idle_seconds),
+        "LISTEN": idle_cpu(url, DBNAME, "cartlog.settings", args.idle_seconds),
+        "poll": idle_cpu(url, DBNAME, "bench.settings_poll", args.idle_seconds),
     }
-    report(args, latencies, idle)
+    writes = write_cost(url, args.write_rounds, args.write_seconds)
+    report(args, latencies, idle, writes)
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -95,6 +96,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--samples", type=int, default=100, help="latency samples per mode and round")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--idle-seconds", type=float, default=20.0, help="how long idle CPU is measured")
+    parser.add_argument("--write-rounds", type=int, default=3, help="rounds of the commands/s comparison (0: none)")
+    parser.add_argument("--write-seconds", type=float, default=5.0, help="seconds per commands/s cell")
     parser.add_argument(
         "--own-cluster", action="store_true", help="a private PostgreSQL for this run, not BENCH_PG_URL's shared one"
     )
@@ -188,59 +191,6 @@ def wait_until(condition: Callable[[], bool], timeout: float) -> None:
         time.sleep(0.0005)
 
 
-# --- idle CPU ---------------------------------------------------------------------
-
-
-def cpu_seconds(pid: int) -> float:
-    """utime + stime of a process, all its threads (fields 14 and 15 of /proc/<pid>/stat)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
-
-
-def backends(dbname: str) -> list[int]:
-    """Server pids of every session on the bench database but ours (the process under test's)."""
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()", [dbname])
-        return [int(row[0]) for row in cursor.fetchall()]
-
-
-def idle_cpu(url: str, settings_module: str, seconds: float) -> tuple[float, float | None]:
-    """(% of a core for run_consumers, % for the PostgreSQL backends serving it; None if unreadable)."""
-    from django.db import connection
-
-    connection.close()  # ours is not one of the backends measured
-    env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": settings_module, "LOG_LEVEL": "WARNING",
-           "KAFKA_BOOTSTRAP_SERVERS": ""}  # fmt: skip
-    process = subprocess.Popen(
-        [sys.executable, "manage.py", "run_consumers", "--transport", "table"], cwd=ROOT, env=env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    try:
-        time.sleep(max(10.0, seconds / 2))  # started, caught up, leases taken, LISTEN up
-        assert process.poll() is None, "run_consumers exited"
-        servers = backends(DBNAME)
-        before, server_before = cpu_seconds(process.pid), server_cpu(servers)
-        start = time.monotonic()
-        time.sleep(seconds)
-        took = time.monotonic() - start
-        own = (cpu_seconds(process.pid) - before) / took * 100
-        server_after = server_cpu(servers)
-        server = None if server_before is None or server_after is None else (server_after - server_before) / took * 100
-        return own, server
-    finally:
-        process.terminate()
-        process.wait(30)
-
-
-def server_cpu(pids: list[int]) -> float | None:
-    try:
-        return sum(cpu_seconds(pid) for pid in pids)
-    except (OSError, ValueError):
-        return None  # a backend ended, or the server runs elsewhere
-
-
 # --- report -----------------------------------------------------------------------
 
 
@@ -250,7 +200,10 @@ def percentile(values: list[float], p: float) -> float:
 
 
 def report(
-    args: argparse.Namespace, latencies: dict[str, list[float]], idle: dict[str, tuple[float, float | None]]
+    args: argparse.Namespace,
+    latencies: dict[str, list[float]],
+    idle: dict[str, tuple[float, float | None]],
+    writes: dict[tuple[str, int], float],
 ) -> None:
     from django.conf import settings
 
@@ -278,6 +231,12 @@ def report(
     for name, (own, server) in idle.items():
         label = "LISTEN (fallback poll 5 s)" if name == "LISTEN" else f"poll every {settings.CONSUMER_POLL_SECONDS} s"
         lines.append(f"| {label} | {own:.2f} % | {'n/a' if server is None else f'{server:.2f} %'} |")
+    if writes:
+        lines += ["", "| cart commands/s (medians) | append with NOTIFY | without (before) | ratio |"]
+        lines.append("|---|---:|---:|---:|")
+        for writers in (1, 4):
+            with_it, without = writes[("NOTIFY", writers)], writes[("none", writers)]
+            lines.append(f"| {writers} writer(s) | {with_it:,.0f} | {without:,.0f} | {with_it / without:.2f} |")
     markdown = "\n".join(lines)
     print(markdown)
     if not write_results("wakeup", markdown):
