@@ -168,7 +168,7 @@ class Waiter:
     def idle(self, stop: threading.Event, poll_seconds: float) -> None:
         if not self.acquired:  # lazily: a transport that is only drained never opens the session
             self.listener, self.acquired = acquire(), True
-            self.mark(self.categories)
+            self.seen = -1  # the read before this was not covered by the session: read once more now
         listener = self.listener
         if listener is None:
             stop.wait(poll_seconds)  # SQLite, or LISTEN off: poll
