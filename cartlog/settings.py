@@ -214,6 +214,11 @@ KAFKA_TOPIC_RETENTION_MS = int(os.environ.get("KAFKA_TOPIC_RETENTION_MS", "60480
 KAFKA_MESSAGE_TIMEOUT_MS = int(os.environ.get("KAFKA_MESSAGE_TIMEOUT_MS", "15000"))
 CONSUMER_BATCH_SIZE = int(os.environ.get("CONSUMER_BATCH_SIZE", "500"))
 CONSUMER_POLL_SECONDS = float(os.environ.get("CONSUMER_POLL_SECONDS", "0.2"))
+# On PostgreSQL an append notifies at commit and idle table-transport consumers wait for it
+# (consumers/wakeup.py), polling only every CONSUMER_LISTEN_POLL_SECONDS as a fallback. Turn it
+# off behind a pooler in transaction mode, which does not keep a LISTEN connection's notifications.
+CONSUMER_LISTEN = os.environ.get("CONSUMER_LISTEN", "1") not in ("0", "false", "False", "")
+CONSUMER_LISTEN_POLL_SECONDS = float(os.environ.get("CONSUMER_LISTEN_POLL_SECONDS", "5"))
 # How often a command retries by itself after a concurrency conflict (no If-Match).
 COMMAND_MAX_ATTEMPTS = int(os.environ.get("COMMAND_MAX_ATTEMPTS", "10"))
 # How long a sign-up or a one-time-coupon checkout waits for the claim validator (then 202 / 503),

@@ -46,13 +46,13 @@ SLICE = 0.5  # the longest a waiter sleeps without looking at its stop flag
 
 def listen_poll_seconds() -> float:
     """The fallback poll while the LISTEN session is up (a notification normally comes first)."""
-    return float(getattr(settings, "CONSUMER_LISTEN_POLL_SECONDS", 5.0))
+    return float(settings.CONSUMER_LISTEN_POLL_SECONDS)
 
 
 def enabled() -> bool:
     """LISTEN on PostgreSQL unless CONSUMER_LISTEN is False (e.g. behind a pooler in transaction
     mode, which does not keep a LISTEN session's notifications; or to measure the poll alone)."""
-    return connection.vendor == "postgresql" and bool(getattr(settings, "CONSUMER_LISTEN", True))
+    return connection.vendor == "postgresql" and bool(settings.CONSUMER_LISTEN)
 
 
 class Listener:
