@@ -217,6 +217,13 @@ CONSUMER_POLL_SECONDS = float(os.environ.get("CONSUMER_POLL_SECONDS", "0.2"))
 # On PostgreSQL an append notifies at commit and idle table-transport consumers wait for it
 # (consumers/wakeup.py), polling only every CONSUMER_LISTEN_POLL_SECONDS as a fallback. Turn it
 # off behind a pooler in transaction mode, which does not keep a LISTEN connection's notifications.
+# A running consumer beats every CONSUMER_HEARTBEAT_SECONDS and counts as stopped after
+# CONSUMER_STALE_AFTER_SECONDS without one; a lease row (SQLite) expires after CONSUMER_LEASE_SECONDS.
+CONSUMER_HEARTBEAT_SECONDS = float(os.environ.get("CONSUMER_HEARTBEAT_SECONDS", "2"))
+CONSUMER_STALE_AFTER_SECONDS = float(os.environ.get("CONSUMER_STALE_AFTER_SECONDS", "15"))
+CONSUMER_LEASE_SECONDS = float(os.environ.get("CONSUMER_LEASE_SECONDS", "15"))
+# Events per transaction of a rebuild (manage.py rebuild_projection --batch-size overrides it).
+REBUILD_BATCH_SIZE = int(os.environ.get("REBUILD_BATCH_SIZE", "1000"))
 CONSUMER_LISTEN = os.environ.get("CONSUMER_LISTEN", "1") not in ("0", "false", "False", "")
 CONSUMER_LISTEN_POLL_SECONDS = float(os.environ.get("CONSUMER_LISTEN_POLL_SECONDS", "5"))
 # How often a command retries by itself after a concurrency conflict (no If-Match).

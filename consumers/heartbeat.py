@@ -4,19 +4,17 @@ import os
 import time
 from collections.abc import Sequence
 
+from django.conf import settings
 from django.utils import timezone
 
 from .models import Heartbeat
-
-INTERVAL = 2.0
-STALE_AFTER = 15.0  # seconds without a beat: shown as not running
 
 _last: dict[str, float] = {}
 
 
 def beat(name: str, transport: str) -> None:
     now = time.monotonic()
-    if now - _last.get(name, 0.0) < INTERVAL:
+    if now - _last.get(name, 0.0) < settings.CONSUMER_HEARTBEAT_SECONDS:
         return
     Heartbeat.objects.update_or_create(
         name=name, defaults={"transport": transport, "beat_at": timezone.now(), "pid": os.getpid()}
@@ -29,7 +27,7 @@ def running(name: str) -> tuple[bool, str | None]:
     row = Heartbeat.objects.filter(name=name).first()
     if row is None:
         return False, None
-    return (timezone.now() - row.beat_at).total_seconds() < STALE_AFTER, row.transport
+    return (timezone.now() - row.beat_at).total_seconds() < settings.CONSUMER_STALE_AFTER_SECONDS, row.transport
 
 
 def silent(names: Sequence[str]) -> list[str]:

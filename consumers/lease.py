@@ -72,9 +72,9 @@ def _is_postgresql() -> bool:
 
 
 class Lease:
-    def __init__(self, name: str, ttl: float = 15.0) -> None:
+    def __init__(self, name: str, ttl: float | None = None) -> None:
         self.name = name
-        self.ttl = ttl
+        self.ttl = settings.CONSUMER_LEASE_SECONDS if ttl is None else ttl
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{id(self)}"
         self.held = False
         self._conn: psycopg.Connection[Any] | None = None

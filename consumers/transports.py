@@ -11,7 +11,7 @@ Kafka needed. The Kafka transport lives in relay/kafka_transport.py.
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from eventlog import store
@@ -30,7 +30,6 @@ class Batch:
     events: list[RecordedEvent]
     commit: Callable[[], None] = _nothing
     after_commit: Callable[[], None] = _nothing
-    extra: dict[str, object] = field(default_factory=dict)
 
 
 class Transport(Protocol):

@@ -35,7 +35,7 @@ def broker() -> str | None:
 
 
 def consumers() -> str | None:
-    """Every registered consumer (and the relay, on Kafka) beat within heartbeat.STALE_AFTER seconds."""
+    """Every registered consumer (and the relay, on Kafka) beat within CONSUMER_STALE_AFTER_SECONDS."""
     names = [consumer.name for consumer in registry.all_consumers()]
     if registry.default_transport() == "kafka":
         names += registry.processes()
@@ -43,7 +43,11 @@ def consumers() -> str | None:
         silent = heartbeat.silent(names)
     except DatabaseError as error:
         return f"heartbeats: {error}"
-    return f"no heartbeat in the last {heartbeat.STALE_AFTER:.0f}s from: {', '.join(silent)}" if silent else None
+    return (
+        f"no heartbeat in the last {settings.CONSUMER_STALE_AFTER_SECONDS:.0f}s from: {', '.join(silent)}"
+        if silent
+        else None
+    )
 
 
 CHECKS = {"database": database, "broker": broker, "consumers": consumers}

@@ -10,6 +10,8 @@ and `run_consumers` when a projection's VERSION is newer than its live table.
 import threading
 from dataclasses import dataclass, field
 
+from django.conf import settings
+
 from projections import registry
 
 from . import build, finish, runs
@@ -31,7 +33,7 @@ def rebuild(
     name: str,
     *,
     verify: bool = False,
-    batch_size: int = 1000,
+    batch_size: int | None = None,
     progress: Progress | None = None,
     stop: threading.Event | None = None,
     pause: float = 0.0,
@@ -42,7 +44,8 @@ def rebuild(
     run = None
     try:
         run = runs.resume_or_start(projection)
-        if not build.catch_up(run, projection, batch_size, progress, stop, pause):
+        size = batch_size or settings.REBUILD_BATCH_SIZE
+        if not build.catch_up(run, projection, size, progress, stop, pause):
             return RebuildOutcome(
                 run_id=run.id, status=RunStatus.STOPPED, position=run.position, events_done=run.events_done
             )

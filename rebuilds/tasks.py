@@ -6,7 +6,7 @@ from . import service
 
 
 @shared_task(name="rebuilds.rebuild_projection")
-def rebuild_projection(name: str, verify: bool = False, batch_size: int = 1000) -> dict[str, object]:
+def rebuild_projection(name: str, verify: bool = False, batch_size: int | None = None) -> dict[str, object]:
     """Rebuild (or verify) one projection; the run record shows progress meanwhile."""
     outcome = service.rebuild(name, verify=verify, batch_size=batch_size)
     return {

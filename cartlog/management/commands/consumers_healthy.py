@@ -8,6 +8,7 @@ falls silent and this fails, naming it.
 
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import Error as DatabaseError
 
@@ -28,5 +29,7 @@ class Command(BaseCommand):
         except DatabaseError as error:
             raise CommandError(f"cannot read heartbeats: {error}") from error
         if silent:
-            raise CommandError(f"no heartbeat in the last {heartbeat.STALE_AFTER:.0f}s from: {', '.join(silent)}")
+            raise CommandError(
+                f"no heartbeat in the last {settings.CONSUMER_STALE_AFTER_SECONDS:.0f}s from: {', '.join(silent)}"
+            )
         self.stdout.write(f"healthy: {', '.join(names)}")

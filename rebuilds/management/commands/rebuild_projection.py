@@ -20,7 +20,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name", help="the projection: " + ", ".join(p.NAME for p in registry.all_projections()))
         parser.add_argument("--verify", action="store_true", help="compare with the live view instead of swapping")
-        parser.add_argument("--batch-size", type=int, default=1000, help="events per transaction (default 1000)")
+        parser.add_argument(
+            "--batch-size", type=int, default=None, help="events per transaction (default: REBUILD_BATCH_SIZE, 1000)"
+        )
         parser.add_argument("--pause", type=float, default=0.0, help="seconds to wait between batches (busy shop)")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar (logs, CI)")
 
