@@ -5,13 +5,14 @@ takes two commands by method combines their views (`CartLineView`).
 """
 
 from django.urls import URLPattern, URLResolver, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from . import accounts, analytics, carts, catalog, claims, orders, problems, projections
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
     path("accounts", accounts.AccountsView.as_view(), name="accounts"),
     path("auth/token", accounts.TokenView.as_view(), name="auth-token"),
     path("products", catalog.ProductsView.as_view(), name="products"),

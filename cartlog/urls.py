@@ -1,11 +1,13 @@
-"""Top-level routes: the REST API under /api/, the staff pages, the web shop everywhere else."""
+"""Top-level routes: the REST API under /api/, the staff pages and the admin, the web shop everywhere else."""
 
+from django.contrib import admin
 from django.urls import include, path
 
 urlpatterns = [
     path("api/", include("api.urls")),
     path("staff/rebuilds/", include("rebuilds.urls")),
     path("staff/analytics/", include("analytics.urls")),
+    path("admin/", admin.site.urls),  # staff only: products and coupons, read models read-only
     path("", include("ops.urls")),  # /metrics, /health/live, /health/ready
     path("", include("shop.urls")),
 ]

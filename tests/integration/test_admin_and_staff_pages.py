@@ -1,0 +1,90 @@
+"""The Django admin for staff (products and coupons editable, read models read-only),
+the staff links in the header, and the 403 page in the shop's style."""
+
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.test import Client
+from django.utils import timezone
+
+from catalog.models import Product
+from claims.models import Claim
+from projections.models import CartView
+
+pytestmark = pytest.mark.usefixtures("catalog")
+
+
+def staff(client: Client) -> AbstractBaseUser:
+    user = get_user_model().objects.create_superuser(username="boss", password="a-long-secret-9")
+    client.force_login(user)
+    return user
+
+
+def test_staff_sees_the_admin_and_changes_a_products_price(client: Client) -> None:
+    staff(client)
+    index = client.get("/admin/").content.decode()
+    assert "Products" in index and "Coupons" in index and "Cart views" in index
+    form = client.get("/admin/catalog/product/COF-001/change/")
+    assert form.status_code == 200
+    data = {"sku": "COF-001", "name": "Beans", "category": "Coffee", "price": "13.75", "active": "on"}
+    response = client.post("/admin/catalog/product/COF-001/change/", data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert Product.objects.get(sku="COF-001").price == Decimal("13.75")
+
+
+def test_a_coupon_can_be_added_in_the_admin(client: Client) -> None:
+    staff(client)
+    response = client.post("/admin/catalog/coupon/add/", {"code": "SPRING15", "percent": "15", "active": "on"})
+    assert response.status_code == 302, response.content.decode()[:2000]
+
+
+@pytest.mark.parametrize("logged_in", [False, True], ids=["anonymous", "customer"])
+def test_a_non_staff_user_is_sent_to_the_admin_login(client: Client, logged_in: bool) -> None:
+    if logged_in:
+        client.force_login(get_user_model().objects.create_user(username="ada", password="a-long-secret-9"))
+    response = client.get("/admin/")
+    assert response.status_code == 302 and response["Location"].startswith("/admin/login/")
+    assert client.get("/admin/catalog/product/").status_code == 302
+
+
+def test_read_models_are_shown_but_cannot_be_added_changed_or_deleted(client: Client) -> None:
+    staff(client)
+    now = timezone.now()
+    CartView.objects.create(
+        cart_id="c1", owner="user:1", status="open", subtotal=0, discount=0, total=0, version=1,
+        last_position=1, updated_at=now,
+    )  # fmt: skip
+    Claim.objects.create(
+        claim_id="k1", stream_id="claim-k1", kind="username", key="ada", claimant="anon:x", status="pending",
+        requested_position=1,
+    )  # fmt: skip
+    for base, pk in [("/admin/projections/cartview/", "c1"), ("/admin/claims/claim/", "k1")]:
+        assert client.get(base).status_code == 200
+        assert client.get(base + "add/").status_code == 403
+        page = client.get(f"{base}{pk}/change/").content.decode()
+        assert client.get(f"{base}{pk}/change/").status_code == 200 and 'name="_save"' not in page  # view only
+        assert client.post(f"{base}{pk}/delete/", {"post": "yes"}).status_code == 403
+    assert CartView.objects.filter(cart_id="c1").exists() and Claim.objects.filter(claim_id="k1").exists()
+    assert client.get("/admin/analytics/recommendation/add/").status_code == 403
+    assert client.get("/admin/projections/orderhistory/").status_code == 200
+
+
+def test_the_header_links_staff_to_the_admin_analytics_and_rebuilds(client: Client) -> None:
+    assert 'href="/admin/"' not in client.get("/").content.decode()
+    staff(client)
+    page = client.get("/").content.decode()
+    for href in ("/admin/", "/staff/analytics/", "/staff/rebuilds/"):
+        assert f'href="{href}"' in page
+
+
+def test_a_staff_page_refuses_a_customer_with_the_shops_403_page(client: Client) -> None:
+    client.force_login(get_user_model().objects.create_user(username="ada", password="a-long-secret-9"))
+    for url in ("/staff/analytics/", "/staff/rebuilds/"):
+        response = client.get(url)
+        page = response.content.decode()
+        assert response.status_code == 403
+        assert "<title>Not allowed · cartlog shop</title>" in page
+        assert 'class="container site-header"' in page and "cartlog shop" in page and 'id="cart-count"' in page
+        assert "not a staff account" in page
