@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 from accounts import services, tokens
 from accounts.authentication import TokenAuthentication
 from accounts.throttles import LoginThrottle, SignUpThrottle
+from api import examples as ex
 from api.problems import PROBLEM_JSON
 from api.problems import problem as problem_body
 from api.schema import location_header, problem
@@ -46,6 +47,11 @@ class AccountsView(APIView):
     @extend_schema(
         operation_id="sign_up",
         summary="Create an account by claiming its username",
+        description="Claims the username in log order (docs/claims.md) and creates the account once the claim is "
+        "accepted. If the validator has not answered within CLAIM_WAIT_SECONDS the answer is 202 with "
+        "the claim to poll. Usernames are unique whatever their case; passwords go through Django's "
+        "password validators. Throttled per client address.",
+        examples=ex.SIGN_UP,
         request=CredentialsInput,
         parameters=[location_header(202, "The claim to poll: GET it until it is decided")],
         responses={
@@ -86,6 +92,9 @@ class TokenView(APIView):
     @extend_schema(
         operation_id="login_token",
         summary="Log in: exchange a username and password for an API token (it expires; see docs/security.md)",
+        description="Exchanges a username and password for an API token; send it as `Authorization: Token <key>`. "
+        "Tokens expire (docs/security.md). Throttled per client address.",
+        examples=ex.LOGIN_TOKEN,
         request=CredentialsInput,
         responses={200: TokenOutput, 400: problem("Wrong username or password"), 429: TOO_MANY},
     )
@@ -101,6 +110,8 @@ class TokenView(APIView):
     @extend_schema(
         operation_id="logout_token",
         summary="Log out: revoke the token this request carries",
+        description="Revokes the token this request carries; other tokens of the account stay valid.",
+        examples=ex.LOGOUT_TOKEN,
         request=None,
         responses={204: None, 401: problem("No valid token")},
     )

@@ -19,6 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from analytics import models, queries
+from api import analytics_examples as ex
 from api.freshness import MIN_POSITION_ERRORS, MIN_POSITION_PARAMETERS, covered, stamped
 from api.schema import problem
 from kernel.errors import InvalidInputError
@@ -72,6 +73,9 @@ class SummaryView(APIView):
     @extend_schema(
         operation_id="analytics_summary",
         summary="The funnel and revenue over the whole log, from the last Spark run",
+        description="Carts started, with items and checked out, conversion, revenue and average order value, as "
+        "the last `run_spark_jobs` computed them; `covers_position` says how much of the log they cover.",
+        examples=ex.ANALYTICS_SUMMARY,
         parameters=MIN_POSITION_PARAMETERS,
         responses={200: SummaryOutput, 401: NOT_LOGGED_IN, **MIN_POSITION_ERRORS},
     )
@@ -89,6 +93,8 @@ def _list_view(
         @extend_schema(
             operation_id=operation,
             summary=f"{text} (staff only)",
+            description=f"{text}, one row each, as the last Spark run loaded them. Staff only.",
+            examples=getattr(ex, operation.upper()),
             parameters=MIN_POSITION_PARAMETERS,
             responses={200: output(many=True), 401: NOT_LOGGED_IN, 403: NOT_STAFF, **MIN_POSITION_ERRORS},
         )
@@ -118,6 +124,8 @@ class TopProductsView(APIView):
     @extend_schema(
         operation_id="analytics_top_products",
         summary="Products ranked by adds, purchases or added-then-removed (staff only)",
+        description="The top `limit` products by `by`, from the last Spark run. Staff only.",
+        examples=ex.ANALYTICS_TOP_PRODUCTS,
         parameters=[
             OpenApiParameter("by", OpenApiTypes.STR, enum=list(queries.PRODUCT_RANKINGS), description="default: purchases"),  # noqa: E501
             OpenApiParameter("limit", OpenApiTypes.INT, description="default 10, at most 100"),
@@ -141,6 +149,9 @@ class RecommendationsView(APIView):
     @extend_schema(
         operation_id="analytics_recommendations",
         summary="Also-bought recommendations: top N per SKU with support, confidence and lift",
+        description="Pairs bought together more often than chance (lift > 1), ranked per SKU, from the last "
+        "Spark run (FP-Growth, or co-occurrence counts as the fallback).",
+        examples=ex.ANALYTICS_RECOMMENDATIONS,
         parameters=[OpenApiParameter("sku", OpenApiTypes.STR, description="only this product's"),
                     *MIN_POSITION_PARAMETERS],
         responses={200: RecommendationOutput(many=True), 401: NOT_LOGGED_IN, **MIN_POSITION_ERRORS},

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.services import principal
+from api import examples as ex
 from api.schema import ETAG, IDEMPOTENCY_KEY, IF_MATCH, location_header, problem
 from carts import checkout, errors, handler, services, streams
 from carts.decider import CartState
@@ -135,6 +136,9 @@ class StartCartView(APIView):
     @extend_schema(
         operation_id="start_cart",
         summary="Start a cart (StartCart)",
+        description="Appends CartStarted to a new stream owned by the caller and answers with the empty cart, its "
+        "Location and its ETag. Send an Idempotency-Key to make a retry safe.",
+        examples=ex.START_CART,
         request=None,
         parameters=[IDEMPOTENCY_KEY, ETAG, POSITION_HEADER, location_header(201, "The new cart")],
         responses={201: CommandCartOutput, 400: BAD_HEADER, 401: NOT_AUTHENTICATED, 422: COMMAND_ERRORS[422]},
@@ -149,6 +153,9 @@ class GetCartView(APIView):
     @extend_schema(
         operation_id="get_cart",
         summary="A cart: current state from cart_view, or replayed to a version",
+        description="The cart as `cart_view` has it (never read from the log), or, with `at_version=N`, the cart's "
+        "stream replayed to version N. Someone else's cart is a 404, exactly like a cart that does not exist.",
+        examples=ex.GET_CART,
         parameters=[
             OpenApiParameter("at_version", OpenApiTypes.INT, description="Replay the stream up to this version."),
             ETAG,
@@ -197,6 +204,9 @@ class CartEventsView(APIView):
     @extend_schema(
         operation_id="list_cart_events",
         summary="The cart's stream of events, in order, a page at a time",
+        description="The events of the cart's stream in version order, with log position, metadata, event time and "
+        'recorded time: what the cart was built from. A `Link: <...>; rel="next"` header names the next page.',
+        examples=ex.LIST_CART_EVENTS,
         parameters=[
             OpenApiParameter("after_version", OpenApiTypes.INT, description="Events after this version (default 0)."),
             OpenApiParameter(
@@ -229,6 +239,9 @@ class AddToCartView(APIView):
     @extend_schema(
         operation_id="add_to_cart",
         summary="Add to the cart (AddToCart); adds to an existing line",
+        description="AddToCart: adds `quantity` (1-99) of `sku` to the cart, or to its existing line (at most 99). "
+        "Appends ItemAdded with the catalog price of the moment. A refused command appends nothing.",
+        examples=ex.ADD_TO_CART,
         request=AddItemInput,
         parameters=[IF_MATCH, IDEMPOTENCY_KEY, ETAG, POSITION_HEADER],
         responses={200: CommandCartOutput, **COMMAND_ERRORS},
@@ -243,6 +256,9 @@ class UpdateCartQuantityView(APIView):
     @extend_schema(
         operation_id="update_cart_quantity",
         summary="Set a line's quantity (UpdateCartQuantity); 0 removes it",
+        description="UpdateCartQuantity: sets the line to `quantity` (0-99); 0 removes the line. Appends "
+        "ItemQuantityChanged (or ItemRemoved).",
+        examples=ex.UPDATE_CART_QUANTITY,
         request=QuantityInput,
         parameters=[IF_MATCH, IDEMPOTENCY_KEY, ETAG, POSITION_HEADER],
         responses={200: CommandCartOutput, **COMMAND_ERRORS},
@@ -257,6 +273,8 @@ class RemoveFromCartView(APIView):
     @extend_schema(
         operation_id="remove_from_cart",
         summary="Remove a line (RemoveFromCart)",
+        description="RemoveFromCart: removes the line for `sku`. Appends ItemRemoved.",
+        examples=ex.REMOVE_FROM_CART,
         request=None,
         parameters=[IF_MATCH, IDEMPOTENCY_KEY, ETAG, POSITION_HEADER],
         responses={200: CommandCartOutput, **COMMAND_ERRORS, 400: BAD_HEADER},
@@ -274,6 +292,10 @@ class CheckoutView(APIView):
     @extend_schema(
         operation_id="checkout",
         summary="Place the order (Checkout), optionally with a coupon",
+        description="Checkout: places the order with an optional coupon. A one-time coupon is claimed first "
+        "(docs/claims.md); if its claim is not decided in time the answer is 503 with Retry-After. "
+        "Appends CheckedOut; the cart can no longer change.",
+        examples=ex.CHECKOUT,
         request=CheckoutInput,
         parameters=[IF_MATCH, IDEMPOTENCY_KEY, ETAG, POSITION_HEADER],
         responses={

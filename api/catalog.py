@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from analytics.queries import also_bought
+from api import examples as ex
 from api.schema import problem
 from catalog.models import Product
 from kernel.errors import NotFoundError
@@ -51,6 +52,9 @@ class ProductsView(APIView):
     @extend_schema(
         operation_id="list_products",
         summary="The catalog: every product on sale",
+        description="Every active product, optionally of one category or matching `q` (in the name, or the exact "
+        "SKU), each with its also-bought recommendations from the last Spark run.",
+        examples=ex.LIST_PRODUCTS,
         parameters=[
             OpenApiParameter("category", OpenApiTypes.STR, description="Only this category"),
             OpenApiParameter("q", OpenApiTypes.STR, description="Search in names"),
@@ -72,6 +76,9 @@ class ProductView(APIView):
     @extend_schema(
         operation_id="get_product",
         summary="One product, with what customers also bought",
+        description="One product by SKU, also when it is no longer on sale (`active: false`), with what "
+        "customers also bought.",
+        examples=ex.GET_PRODUCT,
         responses={200: ProductOutput, 404: problem("No such product")},
     )
     def get(self, request: Request, sku: str) -> Response:

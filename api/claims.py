@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api import examples as ex
 from api.schema import problem
 from claims.models import ClaimStatus
 from claims.services import find
@@ -38,6 +39,9 @@ class ClaimView(APIView):
     @extend_schema(
         operation_id="get_claim",
         summary="A claim and its decision: pending, accepted, rejected, released or used",
+        description="A claim (a username at sign-up, a one-time coupon at checkout) and the validator's decision. "
+        "Poll it after a 202 from sign-up until it is no longer pending.",
+        examples=ex.GET_CLAIM,
         responses={200: ClaimOutput, 404: problem("No such claim")},
     )
     def get(self, request: Request, claim_id: str) -> Response:

@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api import examples as ex
 from api.freshness import MIN_POSITION_ERRORS, MIN_POSITION_PARAMETERS, covered, stamped
 from api.schema import problem
 from consumers import coverage, status
@@ -38,6 +39,9 @@ class ProjectionsView(APIView):
     @extend_schema(
         operation_id="list_projections",
         summary="Every projection and consumer: checkpoint, head, lag, running (staff only)",
+        description="For each projection and consumer: the last log position it applied, the log's head, its lag in "
+        "events and seconds, whether its heartbeat is fresh, and its rebuild state. Staff only.",
+        examples=ex.LIST_PROJECTIONS,
         parameters=MIN_POSITION_PARAMETERS,
         responses={200: ProjectionStatusOutput(many=True), 401: problem("Not logged in"), 403: problem("Not staff"),
                    **MIN_POSITION_ERRORS},

@@ -1,0 +1,196 @@
+"""Examples for the OpenAPI document: one request and every response of each operation.
+
+Problem documents are built by `api.problems.problem`, the function that builds the
+real ones, so an example cannot drift from what the API sends. A list response's
+example is one element: drf-spectacular wraps it in the list itself.
+"""
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiExample
+
+from .problems import problem as problem_body
+
+CART_ID = "0af92b3b-8d8b-403c-9e09-ebb1cbe8d261"
+
+
+def request(name: str, value: Any, description: str = "") -> OpenApiExample:
+    return OpenApiExample(name, value=value, description=description, request_only=True)
+
+
+def response(name: str, value: Any, status: int = 200) -> OpenApiExample:
+    return OpenApiExample(name, value=value, response_only=True, status_codes=[str(status)])
+
+
+def refusal(status: int, title: str, detail: str, errors: dict[str, list[str]] | None = None) -> OpenApiExample:
+    """A problem document exactly as `api.problems` sends it."""
+    return OpenApiExample(
+        f"{status} {title}",
+        value=problem_body(status, title, detail, errors),
+        response_only=True,
+        status_codes=[str(status)],
+    )
+
+
+ITEM = {"sku": "COF-001", "name": "Ethiopian Yirgacheffe Beans 250g", "quantity": 2, "unit_price": "12.50",
+        "line_total": "25.00"}  # fmt: skip
+EMPTY_CART = {"id": CART_ID, "status": "open", "items": [], "subtotal": "0.00", "discount": "0.00", "total": "0.00",
+              "coupon": None, "order_id": None, "version": 1}  # fmt: skip
+CART = {**EMPTY_CART, "items": [ITEM], "subtotal": "25.00", "total": "25.00", "version": 2}
+CHECKED_OUT = {**CART, "status": "checked_out", "discount": "2.50", "total": "22.50", "coupon": "WELCOME10",
+               "order_id": "ord-7c1e4a", "version": 3}  # fmt: skip
+ORDER = {"order_id": "ord-7c1e4a", "subtotal": "25.00", "discount": "2.50", "total": "22.50", "coupon": "WELCOME10",
+         "lines": [ITEM], "cart": CHECKED_OUT}  # fmt: skip
+EVENT = {"position": 42, "event_id": "5d0c7f3e-2f1b-4a53-9d0e-6c1f0b9e8a11", "stream_id": f"cart-{CART_ID}",
+         "version": 2, "type": "ItemAdded", "schema_version": 1,
+         "data": {"sku": "COF-001", "quantity": 2, "unit_price": "12.50"},
+         "metadata": {"actor": "user:7", "correlation_id": None}, "occurred_at": "2026-03-02T10:15:00Z",
+         "recorded_at": "2026-03-02T10:15:00.012Z"}  # fmt: skip
+PRODUCT = {"sku": "COF-001", "name": "Ethiopian Yirgacheffe Beans 250g", "description": "Floral, citrus, light roast.",
+           "category": "Coffee & Tea", "price": "12.50", "active": True,
+           "also_bought": [{"sku": "KIT-001", "name": "Pour-Over Dripper", "price": "24.00", "support": 0.12,
+                            "confidence": 0.4, "lift": 2.1}]}  # fmt: skip
+CLAIM = {"claim_id": "3f6d2c1a-8b7e-4f0a-9c5d-2e1b0a9f8c7d", "kind": "username", "key": "alice", "status": "accepted",
+         "reason": "", "requested_position": 40, "decided_position": 41}  # fmt: skip
+
+NOT_AUTHENTICATED = refusal(401, "Not authenticated", "Authentication credentials were not provided.")
+NOT_STAFF = refusal(403, "Forbidden", "You do not have permission to perform this action.")
+NO_CART = refusal(404, "Cart not found", "This cart does not exist.")
+BAD_HEADER = refusal(400, "Invalid input", "Some fields of the request are invalid; see errors.",
+                     {"If-Match": ['If-Match must be a cart version in quotes, like "3".']})  # fmt: skip
+CHECKED_OUT_409 = refusal(409, "Cart already checked out",
+                          "This cart has already been checked out; it can no longer change.")  # fmt: skip
+STALE = refusal(412, "Cart changed since you read it",
+                "The cart is at version 3, not 2; reload it and try again.")  # fmt: skip
+KEY_REUSED = refusal(422, "Idempotency-Key reused for a different request",
+                     "This Idempotency-Key was already used for a different request; use a new key.")  # fmt: skip
+TOO_MANY = refusal(429, "Too many requests", "Request was throttled. Expected available in 60 seconds.")
+COMMAND_REFUSALS = [NOT_AUTHENTICATED, NO_CART, CHECKED_OUT_409, STALE, KEY_REUSED]
+
+
+# One list per operation (its operation_id in capitals): request, success, then each refusal.
+START_CART = [response("Started", EMPTY_CART, 201), BAD_HEADER, NOT_AUTHENTICATED, KEY_REUSED]
+GET_CART = [
+    response("A cart", CART),
+    refusal(
+        400,
+        "Invalid input",
+        "Some fields of the request are invalid; see errors.",
+        {"at_version": ["at_version must be a whole number from 1 to 2, the cart's current version."]},
+    ),
+    NOT_AUTHENTICATED,
+    NO_CART,
+]
+LIST_CART_EVENTS = [
+    response("Events", EVENT),
+    refusal(400, "Invalid input", "Some fields of the request are invalid; see errors.",
+            {"limit": ["limit must be a whole number from 1 to 1000."]}),
+    NOT_AUTHENTICATED,
+    NO_CART,
+]  # fmt: skip
+ADD_TO_CART = [
+    request("Two bags of beans", {"sku": "COF-001", "quantity": 2}),
+    response("Added", CART),
+    refusal(
+        400,
+        "Invalid quantity",
+        "Quantity must be between 1 and 99.",
+        {"quantity": ["Quantity must be between 1 and 99."]},
+    ),
+    *COMMAND_REFUSALS,
+]
+UPDATE_CART_QUANTITY = [
+    request("Set to three", {"quantity": 3}),
+    response(
+        "Changed",
+        {
+            **CART,
+            "items": [{**ITEM, "quantity": 3, "line_total": "37.50"}],
+            "subtotal": "37.50",
+            "total": "37.50",
+            "version": 3,
+        },
+    ),
+    refusal(
+        400,
+        "Invalid input",
+        "Some fields of the request are invalid; see errors.",
+        {"quantity": ["A whole number is required (a JSON integer, not a string or decimal)."]},
+    ),
+    NOT_AUTHENTICATED,
+    refusal(404, "Item not in cart", "KIT-001 is not in this cart."),
+    CHECKED_OUT_409,
+    STALE,
+    KEY_REUSED,
+]
+REMOVE_FROM_CART = [
+    response("Removed", {**EMPTY_CART, "version": 3}),
+    BAD_HEADER,
+    NOT_AUTHENTICATED,
+    refusal(404, "Item not in cart", "KIT-001 is not in this cart."),
+    CHECKED_OUT_409,
+    STALE,
+    KEY_REUSED,
+]
+CHECKOUT = [
+    request("With a coupon", {"coupon": "WELCOME10"}),
+    request("Without a coupon", {}),
+    response("Ordered", ORDER),
+    refusal(
+        400, "Invalid coupon", "There is no active coupon 'NOPE'.", {"coupon": ["There is no active coupon 'NOPE'."]}
+    ),
+    NOT_AUTHENTICATED,
+    NO_CART,
+    refusal(409, "Cart is empty", "Your cart is empty; add something before checking out."),
+    CHECKED_OUT_409,
+    refusal(409, "Coupon already used", "The coupon ONCE20 has already been used."),
+    STALE,
+    KEY_REUSED,
+    refusal(
+        503, "Coupon check pending", "We could not confirm your coupon yet; please try checking out again in a moment."
+    ),
+]
+SIGN_UP = [
+    request("Alice", {"username": "alice", "password": "correct horse battery"}),
+    response("Created", {"username": "alice"}, 201),
+    response("Pending", {"claim_id": CLAIM["claim_id"], "status": "pending"}, 202),
+    refusal(
+        400,
+        "Invalid sign-up",
+        "This password is too short. It must contain at least 8 characters.",
+        {"password": ["This password is too short. It must contain at least 8 characters."]},
+    ),
+    refusal(409, "Username taken", "That username is taken."),
+    TOO_MANY,
+]
+LOGIN_TOKEN = [
+    request("Alice", {"username": "alice", "password": "correct horse battery"}),
+    response("A token", {"token": "9f2c4b7e1a0d8c6b5e3f2a1d0c9b8a7e6f5d4c3b2a190817"}),
+    refusal(400, "Invalid credentials", "The username or password is wrong."),
+    TOO_MANY,
+]
+LOGOUT_TOKEN = [NOT_AUTHENTICATED]
+LIST_PRODUCTS = [response("The catalog", PRODUCT)]
+GET_PRODUCT = [
+    response("A product", PRODUCT),
+    refusal(404, "Product not found", "There is no product with SKU 'NOPE-1'."),
+]
+GET_CLAIM = [response("Accepted", CLAIM), refusal(404, "Claim not found", "No claim with this id has been seen yet.")]
+LIST_PROJECTIONS = [
+    response(
+        "Status",
+        {
+            "name": "cart_view",
+            "kind": "inline projection",
+            "transport": "inline",
+            "checkpoint": 120,
+            "head": 120,
+            "lag_events": 0,
+            "lag_seconds": 0.0,
+            "running": True,
+            "rebuild": None,
+        },
+    ),
+    NOT_AUTHENTICATED,
+    NOT_STAFF,
+]
