@@ -34,8 +34,8 @@ def refusal(status: int, title: str, detail: str, errors: dict[str, list[str]] |
 
 ITEM = {"sku": "COF-001", "name": "Ethiopian Yirgacheffe Beans 250g", "quantity": 2, "unit_price": "12.50",
         "line_total": "25.00"}  # fmt: skip
-EMPTY_CART = {"id": CART_ID, "status": "open", "items": [], "subtotal": "0.00", "discount": "0.00", "total": "0.00",
-              "coupon": None, "order_id": None, "version": 1}  # fmt: skip
+EMPTY_CART: dict[str, Any] = {"id": CART_ID, "status": "open", "items": [], "subtotal": "0.00", "discount": "0.00",
+                              "total": "0.00", "coupon": None, "order_id": None, "version": 1}  # fmt: skip
 CART = {**EMPTY_CART, "items": [ITEM], "subtotal": "25.00", "total": "25.00", "version": 2}
 CHECKED_OUT = {**CART, "status": "checked_out", "discount": "2.50", "total": "22.50", "coupon": "WELCOME10",
                "order_id": "ord-7c1e4a", "version": 3}  # fmt: skip
