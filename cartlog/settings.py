@@ -97,6 +97,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "shop.context_processors.cart_summary",
             ],
+            "builtins": ["cartlog.templatetags.money"],  # {{ amount|money }} on every page: "€17,011.30"
         },
     },
 ]

@@ -9,6 +9,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.test import Client
 from django.utils import timezone
 
+from analytics.models import Summary
 from catalog.models import Product
 from claims.models import Claim
 from projections.models import CartView
@@ -88,3 +89,14 @@ def test_a_staff_page_refuses_a_customer_with_the_shops_403_page(client: Client)
         assert "<title>Not allowed · cartlog shop</title>" in page
         assert 'class="container site-header"' in page and "cartlog shop" in page and 'id="cart-count"' in page
         assert "not a staff account" in page
+
+
+def test_the_analytics_page_shows_revenue_as_money_like_the_shop(client: Client) -> None:
+    Summary.objects.create(
+        carts_started=3, carts_with_items=2, carts_checked_out=1, conversion_rate=0.33, abandonment_rate=0.5,
+        revenue=Decimal("17011.30"), average_order_value=Decimal("17011.30"), computed_at=timezone.now(),
+        covers_position=10,
+    )  # fmt: skip
+    staff(client)
+    page = client.get("/staff/analytics/").content.decode()
+    assert '<h2 id="summary-revenue">€17,011.30</h2>' in page
