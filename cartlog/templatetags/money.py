@@ -20,7 +20,7 @@ def format_money(amount: object, currency: str = "€") -> str:
         value = Decimal(str(amount)).quantize(CENT, rounding=ROUND_HALF_UP)
     except InvalidOperation:
         return str(amount)
-    sign = "−" if value < 0 else ""  # a real minus sign, as the cart's discount line uses
+    sign = "\u2212" if value < 0 else ""  # a real minus sign (U+2212), as the cart's discount line uses
     return f"{sign}{currency}{abs(value):,.2f}"
 
 

@@ -15,7 +15,7 @@ from cartlog.templatetags.money import format_money
         (Decimal("12.50"), "€12.50"),
         ("1234567.005", "€1,234,567.01"),
         (0, "€0.00"),
-        (Decimal("-2.5"), "−€2.50"),
+        (Decimal("-2.5"), "\u2212€2.50"),
         (None, ""),
     ],
 )
