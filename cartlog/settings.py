@@ -26,6 +26,8 @@ def env_bool(name: str, default: bool) -> bool:
 
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
+# A demo shop lists its active coupons on the checkout page (never in production).
+DEMO = env_bool("CARTLOG_DEMO", DEBUG)
 # No built-in fallback outside DEBUG: a well-known key signs forgeable sessions (docs/security.md).
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
 if not SECRET_KEY:

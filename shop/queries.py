@@ -9,12 +9,12 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from accounts.services import principal
 from analytics import queries as analytics_queries
 from carts.decider import CartStatus
-from catalog.models import Product
+from catalog.models import Coupon, Product
 from catalog.queries import product_names
 from consumers import coverage
 from kernel.principal import Principal
@@ -37,11 +37,16 @@ def categories() -> list[str]:
 
 def products(search: str = "", category: str = "") -> QuerySet[Product]:
     found = Product.objects.filter(active=True)
-    if search:
-        found = found.filter(name__icontains=search)
+    if search:  # a shopper may type a name or a SKU from a receipt ("cof-001", "COF")
+        found = found.filter(Q(name__icontains=search) | Q(sku__icontains=search))
     if category:
         found = found.filter(category=category)
     return found.order_by("category", "name")
+
+
+def demo_coupons() -> list[Coupon]:
+    """The active coupons, for a demo's checkout page (settings.DEMO)."""
+    return list(Coupon.objects.filter(active=True).order_by("percent", "code"))
 
 
 def also_bought(sku: str) -> list[dict[str, Any]]:

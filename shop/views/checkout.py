@@ -6,6 +6,7 @@ commits. So the checkout remembers, in the session, the log position of its
 the shopper always sees the order just placed (read your writes).
 """
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -80,6 +81,8 @@ def _refused(request: HttpRequest, row: CartView, form: CheckoutForm, refusal: R
 
 def _checkout_page(request: HttpRequest, row: CartView, form: CheckoutForm, status: int = 200) -> HttpResponse:
     page = {"cart": row, "lines": queries.shown_lines(row.lines), "form": form}
+    if settings.DEMO:
+        page["demo_coupons"] = queries.demo_coupons()
     return render(request, "shop/checkout.html", page, status=status)
 
 
