@@ -14,15 +14,18 @@ SUMMARY_FIELDS = (
     "carts_started", "carts_with_items", "carts_checked_out", "conversion_rate", "revenue",
     "average_order_value", "covers_position", "computed_at",
 )  # fmt: skip
+# Only pairs bought together more often than chance; the Spark job filters the same way
+# (spark_jobs/recommendations.py), this also hides rows loaded by an older run.
+MIN_LIFT = 1.0
 PRODUCT_RANKINGS = {"adds": "adds", "purchases": "purchased_quantity", "removed": "added_then_removed"}
 
 
 def also_bought(sku: str, limit: int = 4) -> list[dict[str, Any]]:
     """Products bought together with `sku`: [{sku, name, price, confidence, lift, support}], best first.
 
-    Recommended products no longer active in the catalog are left out.
+    Recommended products no longer active in the catalog, and pairs with lift <= 1, are left out.
     """
-    rows = list(views.Recommendation.objects.filter(sku=sku).order_by("rank"))
+    rows = list(views.Recommendation.objects.filter(sku=sku, lift__gt=MIN_LIFT).order_by("rank"))
     products = Product.objects.filter(sku__in=[r.recommended_sku for r in rows], active=True).in_bulk()
     picked = [(row, products[row.recommended_sku]) for row in rows if row.recommended_sku in products][:limit]
     return [
@@ -48,5 +51,5 @@ def top_products(by: str = "purchases", limit: int = 10) -> list[views.ProductAc
 
 
 def recommendations(sku: str | None = None) -> list[views.Recommendation]:
-    rows = views.Recommendation.objects.order_by("sku", "rank")
+    rows = views.Recommendation.objects.filter(lift__gt=MIN_LIFT).order_by("sku", "rank")
     return list(rows.filter(sku=sku) if sku else rows)

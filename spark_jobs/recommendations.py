@@ -6,7 +6,8 @@ Where the data is thin (a SKU whose pairs fall below FP-Growth's minimum
 support or confidence), plain co-occurrence counts fill its top N, marked
 `source = "co_occurrence"`. Both use the same definitions, over n orders:
 support = orders with X and Y / n, confidence = orders with X and Y / orders
-with X, lift = confidence / (orders with Y / n).
+with X, lift = confidence / (orders with Y / n). Only pairs with lift > 1 (bought
+together more often than chance) are recommended, whichever method found them.
 
     spark-submit spark_jobs/recommendations.py --archive var/archive --catalog catalog.parquet --out out/
 """
@@ -26,6 +27,8 @@ except ImportError:  # spark-submit spark_jobs/recommendations.py puts only spar
 TOP_N = 4
 MIN_SUPPORT = 0.01
 MIN_CONFIDENCE = 0.05
+# lift <= 1: Y is no likelier in an order with X than in any order, so X says nothing about Y.
+MIN_LIFT = 1.0
 RULE_COLUMNS = ["sku", "recommended_sku", "support", "confidence", "lift", "source"]
 
 
@@ -87,7 +90,7 @@ def co_occurrence(orders: DataFrame) -> DataFrame:
 
 
 def recommend(orders: DataFrame, *, top_n: int, min_support: float, min_confidence: float) -> DataFrame:
-    """Top `top_n` per SKU: FP-Growth rules first, co-occurrence pairs after them where rules are missing."""
+    """Top `top_n` per SKU with lift > 1: FP-Growth rules first, co-occurrence pairs where rules are missing."""
     rules = association_rules(orders, min_support=min_support, min_confidence=min_confidence)
     pairs = ["sku", "recommended_sku"]
     fallback = co_occurrence(orders).join(rules.select(*pairs), pairs, "left_anti")
@@ -96,6 +99,7 @@ def recommend(orders: DataFrame, *, top_n: int, min_support: float, min_confiden
     )
     return (
         rules.unionByName(fallback)
+        .where(F.col("lift") > MIN_LIFT)  # before ranking, so ranks stay 1, 2, 3...
         .withColumn("rank", F.row_number().over(ranked))
         .where(F.col("rank") <= top_n)
         .select("sku", "rank", "recommended_sku", "support", "confidence", "lift", "source")

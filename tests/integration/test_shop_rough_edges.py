@@ -1,10 +1,14 @@
 """The newcomer's rough edges in the shop (issue 13): search by SKU, "no results" said
-once, every sign-up error at once, and the demo coupons on the checkout page."""
+once, every sign-up error at once, the demo coupons on the checkout page, and
+recommendations only where lift > 1."""
 
 import pytest
 from django.test import Client
 from django.test.utils import override_settings
+from django.utils import timezone
 
+from analytics.models import Recommendation
+from analytics.queries import also_bought, recommendations
 from tests.integration.shop_helpers import add, log_in_new_user
 
 pytestmark = pytest.mark.usefixtures("catalog")
@@ -44,3 +48,15 @@ def test_outside_a_demo_the_coupons_stay_secret(client: Client) -> None:
     log_in_new_user(client)
     add(client, "COF-001")
     assert "WELCOME10" not in client.get("/checkout/").content.decode()
+
+
+def test_only_pairs_with_lift_above_one_are_recommended(client: Client) -> None:
+    for rank, (recommended, lift) in enumerate([("KIT-001", 0.8), ("KIT-001", 1.0)], start=1):
+        Recommendation.objects.create(
+            sku="COF-001", rank=rank, recommended_sku=recommended, support=0.1, confidence=0.2, lift=lift,
+            source="co_occurrence", computed_at=timezone.now(), covers_position=1,
+        )  # fmt: skip
+    assert also_bought("COF-001") == [] and recommendations("COF-001") == []
+    assert "Customers also bought" not in client.get("/products/COF-001/").content.decode()
+    Recommendation.objects.filter(rank=2).update(lift=1.2)
+    assert [row["lift"] for row in also_bought("COF-001")] == [1.2]

@@ -59,3 +59,16 @@ def test_fp_growth_rules_rank_first_and_co_occurrence_fills_thin_skus(spark: Spa
 def test_no_orders_no_recommendations(spark: SparkSession) -> None:
     views = recommendations.transform(events_frame(spark, orders_log([])))
     assert views["recommendations"].count() == 0
+
+
+def test_pairs_bought_together_no_more_often_than_chance_are_not_recommended(spark: SparkSession) -> None:
+    # n = 6: A->B has lift (1/3) / (3/6) = 2/3; A->C, C->A, B->C and C->B have lift 1; only D<->E (lift 6) stay.
+    orders = [["A", "B"], ["A", "C"], ["B", "C"], ["A"], ["B"], ["D", "E"]]
+    views = recommendations.transform(events_frame(spark, orders_log(orders)))
+    assertDataFrameEqual(
+        views["recommendations"],
+        [
+            Row(sku="D", rank=1, recommended_sku="E", support=1 / 6, confidence=1.0, lift=6.0, source=FP),
+            Row(sku="E", rank=1, recommended_sku="D", support=1 / 6, confidence=1.0, lift=6.0, source=FP),
+        ],
+    )
