@@ -6,6 +6,7 @@ from decimal import Decimal
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
+from django.template.loader import render_to_string
 from django.test import Client
 from django.utils import timezone
 
@@ -100,3 +101,10 @@ def test_the_analytics_page_shows_revenue_as_money_like_the_shop(client: Client)
     staff(client)
     page = client.get("/staff/analytics/").content.decode()
     assert '<h2 id="summary-revenue">€17,011.30</h2>' in page
+
+
+def test_the_404_and_500_pages_are_in_the_shops_style(client: Client) -> None:
+    response = client.get("/no-such-page/")
+    assert response.status_code == 404 and 'class="container site-header"' in response.content.decode()
+    page = render_to_string("500.html")  # no request, no database: what a failure can still render
+    assert 'class="container site-header"' in page and "/static/shop/shop.css" in page
