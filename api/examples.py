@@ -175,7 +175,7 @@ GET_PRODUCT = [
     response("A product", PRODUCT),
     refusal(404, "Product not found", "There is no product with SKU 'NOPE-1'."),
 ]
-GET_CLAIM = [response("Accepted", CLAIM), refusal(404, "Claim not found", "No claim with this id has been seen yet.")]
+GET_CLAIM = [response("Accepted", CLAIM), refusal(404, "Claim not found", "There is no claim with this id.")]
 LIST_PROJECTIONS = [
     response(
         "Status",
