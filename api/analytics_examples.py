@@ -1,14 +1,15 @@
 """Examples for the analytics endpoints (api/analytics.py): one row of each view, and the refusals."""
 
-from .examples import NOT_AUTHENTICATED, NOT_STAFF, refusal, response
+from .examples import MIN_POSITION_REFUSALS, NOT_AUTHENTICATED, NOT_STAFF, refusal, response
 
 FRESH = {"covers_position": 1840, "computed_at": "2026-03-02T11:00:04Z"}
-STAFF_ONLY = [NOT_AUTHENTICATED, NOT_STAFF]
+STAFF_ONLY = [NOT_AUTHENTICATED, NOT_STAFF, *MIN_POSITION_REFUSALS]
 
 ANALYTICS_SUMMARY = [
     response("Summary", {"carts_started": 120, "carts_with_items": 96, "carts_checked_out": 41, "conversion_rate": 0.34,
                          "revenue": "17011.30", "average_order_value": "414.91", **FRESH}),
     NOT_AUTHENTICATED,
+    *MIN_POSITION_REFUSALS,
 ]  # fmt: skip
 ANALYTICS_FUNNEL = [
     response("A day", {"day": "2026-03-02", "carts_started": 30, "carts_with_items": 24, "carts_checked_out": 10,
@@ -45,4 +46,5 @@ ANALYTICS_RECOMMENDATIONS = [
     response("A recommendation", {"sku": "COF-001", "rank": 1, "recommended_sku": "KIT-001", "support": 0.12,
                                   "confidence": 0.4, "lift": 2.1, "source": "fp_growth", **FRESH}),
     NOT_AUTHENTICATED,
+    *MIN_POSITION_REFUSALS,
 ]  # fmt: skip

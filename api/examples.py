@@ -65,6 +65,18 @@ STALE = refusal(412, "Cart changed since you read it",
 KEY_REUSED = refusal(422, "Idempotency-Key reused for a different request",
                      "This Idempotency-Key was already used for a different request; use a new key.")  # fmt: skip
 TOO_MANY = refusal(429, "Too many requests", "Request was throttled. Expected available in 60 seconds.")
+MIN_POSITION_MESSAGE = "min_position must be a log position: a whole number from 0."
+BAD_MIN_POSITION = refusal(400, "Invalid input", "Some fields of the request are invalid; see errors.",
+                           {"min_position": [MIN_POSITION_MESSAGE]})  # fmt: skip
+BEHIND = OpenApiExample(
+    "503 View not caught up yet",
+    value={**problem_body(503, "View not caught up yet", "The order_history view covers log position 1840, not yet "
+                          "1842; retry shortly."), "view": "order_history", "covers_position": 1840,
+           "min_position": 1842},
+    response_only=True,
+    status_codes=["503"],
+)  # fmt: skip
+MIN_POSITION_REFUSALS = [BAD_MIN_POSITION, BEHIND]
 COMMAND_REFUSALS = [NOT_AUTHENTICATED, NO_CART, CHECKED_OUT_409, STALE, KEY_REUSED]
 
 
@@ -176,6 +188,14 @@ GET_PRODUCT = [
     refusal(404, "Product not found", "There is no product with SKU 'NOPE-1'."),
 ]
 GET_CLAIM = [response("Accepted", CLAIM), refusal(404, "Claim not found", "There is no claim with this id.")]
+LIST_ORDERS = [
+    response("Newest first", {"order_id": "ord-7c1e4a", "cart_id": CART_ID, "lines": [{k: ITEM[k] for k in
+              ("sku", "quantity", "unit_price", "line_total")}], "subtotal": "25.00", "discount": "2.50",
+              "total": "22.50", "coupon": "WELCOME10", "checked_out_at": "2026-03-02T10:20:00Z", "position": 1842}),
+    NOT_AUTHENTICATED,
+    refusal(404, "Not found", "Invalid cursor"),
+    *MIN_POSITION_REFUSALS,
+]  # fmt: skip
 LIST_PROJECTIONS = [
     response(
         "Status",
@@ -193,4 +213,5 @@ LIST_PROJECTIONS = [
     ),
     NOT_AUTHENTICATED,
     NOT_STAFF,
+    *MIN_POSITION_REFUSALS,
 ]

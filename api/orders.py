@@ -16,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.services import principal
+from api import examples as ex
 from api.schema import problem
 from projections import order_history
 from projections.models import OrderHistory
@@ -60,6 +61,10 @@ class OrdersView(ListAPIView):
     @extend_schema(
         operation_id="list_orders",
         summary="Your orders, newest first, from the order_history view (paginated by cursor)",
+        description="The caller's placed orders from the order_history projection, newest first, 20 a page "
+        "(`page_size` up to 100; follow `next`). Send `min_position` (or Cartlog-Min-Position) from a checkout "
+        "to wait until the order is in the view.",
+        examples=ex.LIST_ORDERS,
         parameters=MIN_POSITION_PARAMETERS,
         responses={200: OrderHistoryOutput(many=True), 401: problem("No valid token or session"),
                    404: problem("Invalid cursor (CursorPagination refuses one it did not make)"),

@@ -8,6 +8,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
+from api import problems
+
 
 class TokenAuthScheme(OpenApiAuthenticationExtension):
     """`Authorization: Token <t>` (accounts/authentication.py), named as DRF's token scheme was."""
@@ -56,8 +58,13 @@ def input_refusals_documented(result: dict[str, Any], **kwargs: Any) -> dict[str
     """Postprocessing hook: an operation that reads a path, query or header value can answer 400,
     whatever its view declares: the input guard (api/input_guard.py) refuses a NUL byte or an
     over-long value before any view runs. Found by the fuzzer (tests/integration/test_api_fuzz.py)."""
-    refused = {"description": "A path, query or header value with a NUL byte, or too long", "content": {
-        "application/problem+json": {"schema": {"$ref": PROBLEM_REF}}}}  # fmt: skip
+    example = {
+        "summary": "400 Invalid input",
+        "value": problems.problem(400, "Invalid input", "q holds a NUL byte.", {"q": ["q holds a NUL byte."]}),
+    }
+    content = {"schema": {"$ref": PROBLEM_REF}, "examples": {"InvalidInput": example}}
+    refused = {"description": "A path, query or header value with a NUL byte, or too long",
+               "content": {"application/problem+json": content}}  # fmt: skip
     for operations in result.get("paths", {}).values():
         for operation in operations.values():
             if operation.get("parameters"):
