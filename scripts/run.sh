@@ -10,6 +10,8 @@ PY=.venv/bin/python
 mkdir -p var
 [ -s var/dev-secret-key ] || (umask 077 && $PY -c 'import secrets; print(secrets.token_urlsafe(50))' > var/dev-secret-key)
 export DJANGO_SECRET_KEY="${DJANGO_SECRET_KEY:-$(cat var/dev-secret-key)}"
+# The demo: the checkout page lists the seeded coupons (docs/admin.md).
+export CARTLOG_DEMO="${CARTLOG_DEMO:-1}"
 $PY manage.py migrate --no-input -v0
 $PY manage.py seed_catalog
 $PY manage.py collectstatic --no-input -v0
