@@ -10,7 +10,7 @@ for model in (
     models.Summary,
     models.FunnelDay,
     models.RevenueDay,
-    models.ProductActivity,
+    models.ProductStats,
     models.CheckoutTime,
     models.HourlyActivity,
     models.SessionDay,

@@ -52,7 +52,9 @@ class RevenueDay(SparkView):
         ordering = ["day"]
 
 
-class ProductActivity(SparkView):
+class ProductStats(SparkView):
+    """Per SKU, what the Spark jobs counted over the whole log (GET /api/analytics/products)."""
+
     sku = models.CharField(max_length=40, unique=True)
     name = models.CharField(max_length=200, null=True)  # null: a SKU no longer in the catalog
     category = models.CharField(max_length=80, null=True)

@@ -40,21 +40,21 @@ from spark_jobs import analytics as analytics_job
 from spark_jobs import common
 from spark_jobs import recommendations as recommendations_job
 
-from . import models as views
+from . import models as read_tables
 from .archive import ArchiveResult, archive, archive_root
 
 logger = logging.getLogger(__name__)
 
 # Each job output and the read table it lands in.
-TABLES: dict[str, type[views.SparkView]] = {
-    "summary": views.Summary,
-    "funnel_daily": views.FunnelDay,
-    "revenue_daily": views.RevenueDay,
-    "product_activity": views.ProductActivity,
-    "checkout_time": views.CheckoutTime,
-    "hourly_activity": views.HourlyActivity,
-    "sessions_daily": views.SessionDay,
-    "recommendations": views.Recommendation,
+TABLES: dict[str, type[read_tables.SparkView]] = {
+    "summary": read_tables.Summary,
+    "funnel_daily": read_tables.FunnelDay,
+    "revenue_daily": read_tables.RevenueDay,
+    "product_activity": read_tables.ProductStats,
+    "checkout_time": read_tables.CheckoutTime,
+    "hourly_activity": read_tables.HourlyActivity,
+    "sessions_daily": read_tables.SessionDay,
+    "recommendations": read_tables.Recommendation,
 }
 
 Progress = Callable[[str], None]

@@ -8,7 +8,7 @@ from typing import Any
 
 from catalog.models import Product
 
-from . import models as views
+from . import models as read_tables
 
 SUMMARY_FIELDS = (
     "carts_started", "carts_with_items", "carts_checked_out", "conversion_rate", "revenue",
@@ -25,7 +25,7 @@ def also_bought(sku: str, limit: int = 4) -> list[dict[str, Any]]:
 
     Recommended products no longer active in the catalog, and pairs with lift <= 1, are left out.
     """
-    rows = list(views.Recommendation.objects.filter(sku=sku, lift__gt=MIN_LIFT).order_by("rank"))
+    rows = list(read_tables.Recommendation.objects.filter(sku=sku, lift__gt=MIN_LIFT).order_by("rank"))
     products = Product.objects.filter(sku__in=[r.recommended_sku for r in rows], active=True).in_bulk()
     picked = [(row, products[row.recommended_sku]) for row in rows if row.recommended_sku in products][:limit]
     return [
@@ -37,19 +37,19 @@ def also_bought(sku: str, limit: int = 4) -> list[dict[str, Any]]:
 
 def summary() -> dict[str, Any]:
     """The summary `GET /api/analytics/summary` answers; zeros, position 0 and no computed_at before the first run."""
-    row = views.Summary.objects.first()
+    row = read_tables.Summary.objects.first()
     if row is None:
         zeros: dict[str, Any] = dict.fromkeys(SUMMARY_FIELDS, 0)
         return {**zeros, "conversion_rate": 0.0, "revenue": "0.00", "average_order_value": "0.00", "computed_at": None}
     return {name: getattr(row, name) for name in SUMMARY_FIELDS}
 
 
-def top_products(by: str = "purchases", limit: int = 10) -> list[views.ProductActivity]:
+def top_products(by: str = "purchases", limit: int = 10) -> list[read_tables.ProductStats]:
     """Products ranked by adds, purchases (units) or removed (carts that added then removed it)."""
     order = PRODUCT_RANKINGS[by]
-    return list(views.ProductActivity.objects.order_by(f"-{order}", "sku")[:limit])
+    return list(read_tables.ProductStats.objects.order_by(f"-{order}", "sku")[:limit])
 
 
-def recommendations(sku: str | None = None) -> list[views.Recommendation]:
-    rows = views.Recommendation.objects.filter(lift__gt=MIN_LIFT).order_by("sku", "rank")
+def recommendations(sku: str | None = None) -> list[read_tables.Recommendation]:
+    rows = read_tables.Recommendation.objects.filter(lift__gt=MIN_LIFT).order_by("sku", "rank")
     return list(rows.filter(sku=sku) if sku else rows)

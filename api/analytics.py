@@ -48,7 +48,7 @@ def _rows(model: type[models.SparkView], *fields: str) -> type[serializers.Model
 FunnelOutput = _rows(models.FunnelDay, "day", "carts_started", "carts_with_items", "carts_checked_out",
                      "conversion_rate", "abandonment_rate")  # fmt: skip
 RevenueOutput = _rows(models.RevenueDay, "day", "orders", "revenue", "average_order_value")
-ProductOutput = _rows(models.ProductActivity, "sku", "name", "category", "adds", "purchased_quantity", "orders",
+ProductOutput = _rows(models.ProductStats, "sku", "name", "category", "adds", "purchased_quantity", "orders",
                       "added_then_removed")  # fmt: skip
 CheckoutTimeOutput = _rows(models.CheckoutTime, "bucket", "label", "lower_seconds", "upper_seconds", "carts")
 HourlyOutput = _rows(models.HourlyActivity, "window_start", "events", "carts", "adds", "checkouts")

@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from playwright.sync_api import Page, ViewportSize, expect
 
-from analytics.models import ProductActivity, Recommendation, Summary
+from analytics.models import ProductStats, Recommendation, Summary
 from tests.e2e.browser.chromium import Recorder, chromium
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -32,7 +32,7 @@ def spark_rows() -> None:
     Summary.objects.create(carts_started=123456, carts_with_items=98765, carts_checked_out=45678, conversion_rate=0.37,
                            abandonment_rate=0.53, revenue=Decimal("1017011.30"), average_order_value=Decimal("417.11"),
                            **fresh)  # fmt: skip
-    ProductActivity.objects.create(sku="COF-001", name="Ethiopian Yirgacheffe Beans 250g, single origin, washed",
+    ProductStats.objects.create(sku="COF-001", name="Ethiopian Yirgacheffe Beans 250g, single origin, washed",
                                    category="Coffee & Tea", adds=123456, purchased_quantity=98765, orders=45678,
                                    added_then_removed=1234, **fresh)  # fmt: skip
     Recommendation.objects.create(sku="COF-001", rank=1, recommended_sku="KIT-001", support=0.123, confidence=0.456,

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from pyspark.sql import SparkSession
 
-from analytics import models as views
+from analytics import models as read_tables
 from eventlog import store
 from simulator.simulate import simulate
 from tests.log_helpers import wait_until_readable
@@ -33,7 +33,7 @@ def test_run_spark_jobs_covers_the_whole_log_and_reports_it(
     call_command("run_spark_jobs", stdout=out)
 
     report = out.getvalue()
-    summary = views.Summary.objects.get()
+    summary = read_tables.Summary.objects.get()
     logged = list(store.read_all(0, head))
     started = sum(1 for event in logged if event.type == "CartStarted")
     assert summary.covers_position == head

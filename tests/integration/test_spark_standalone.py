@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from analytics import models as views
+from analytics import models as read_tables
 from eventlog import store
 from simulator.simulate import simulate
 from tests.log_helpers import wait_until_readable
@@ -49,8 +49,8 @@ def test_run_spark_jobs_through_a_standalone_master_and_worker(
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"({spark_cluster.master_url})" in done.stdout  # the session ran on the cluster, not local[*]
     assert (archive / "catalog" / "catalog.parquet").is_file()
-    assert views.Summary.objects.get().covers_position == head
-    for model in (views.FunnelDay, views.RevenueDay, views.ProductActivity, views.Recommendation):
+    assert read_tables.Summary.objects.get().covers_position == head
+    for model in (read_tables.FunnelDay, read_tables.RevenueDay, read_tables.ProductStats, read_tables.Recommendation):
         assert model.objects.exists(), model.__name__
     finished = [app["state"] for app in spark_cluster.status()["completedapps"]]
     assert finished == ["FINISHED"]  # the session stopped: the cluster's core is free again
