@@ -113,8 +113,11 @@ def test_connections_terminated_mid_batch_lose_nothing_and_apply_nothing_twice(
     writer = Writer(carts=250)
     writer.start()
     cuts = 0
+    deadline = time.monotonic() + 60
     try:
-        while not writer.done.is_set():
+        # Cut while the writes go on, and past them until enough cuts were made (a fast machine
+        # finishes the writes before many cuts), within a deadline.
+        while not writer.done.is_set() or (cuts < 5 and time.monotonic() < deadline):
             time.sleep(0.15)
             cuts += terminate_backends(f"{APP}-midbatch%") + terminate_backends("cartlog-lease %")
         writer.join()
@@ -140,7 +143,12 @@ def test_two_run_consumers_take_turns_on_the_lease_and_commit_every_batch_once(
     try:
         wait_for(lambda: lease_holder_pid("consumer:order_history") is not None, what="a lease holder")
         writer.start()
-        while not writer.done.is_set():
+        deadline = time.monotonic() + 60
+        both = {p.pid for p in processes}
+        # Cut while the writes go on, and past them until each lease has changed hands, within a deadline.
+        while not writer.done.is_set() or (
+            any(holders[name] != both for name in VIEWS) and time.monotonic() < deadline
+        ):
             time.sleep(0.7)
             for name in VIEWS:
                 holder = lease_holder_pid(f"consumer:{name}")

@@ -37,7 +37,10 @@ def test_two_relays_with_the_holders_lease_cut_send_every_event_and_confirm_each
     try:
         wait_for(lambda: lease_holder_pid("consumer:relay") is not None, what="a relay holding the lease")
         writer.start()
-        while not writer.done.is_set():
+        deadline = time.monotonic() + 60
+        both = {p.pid for p in processes}
+        # Cut while the writes go on, and past them until the lease has changed hands, within a deadline.
+        while not writer.done.is_set() or (holders != both and time.monotonic() < deadline):
             time.sleep(0.7)
             holder = lease_holder_pid("consumer:relay")
             if holder is not None:
