@@ -117,6 +117,8 @@ def travel_back_in_history(page: Page, shop: str, shots: Recorder, javascript: b
     shots.shot("history-latest")
     page.get_by_role("button", name="← Previous").click()
     expect(page.locator("#state-version")).to_have_text("6")
+    # htmx binds the new stepper's "change" listener as it settles the swapped content: let it finish.
+    page.wait_for_function("() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')")
     page.get_by_label("Version", exact=True).select_option("3")
     if not javascript:  # with JavaScript, choosing a version loads it (htmx, on change)
         page.get_by_role("button", name="Show").click()
