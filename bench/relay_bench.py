@@ -11,7 +11,6 @@ loop with the same producer settings sending the same messages, already
 serialized and in memory (no database).
 
 Latency: one AddToCart at a time through carts.services, then the clock runs
-from kernel.principal import Principal
 from its commit until the `product_activity` row of that SKU shows its
 position. Table transport: `run_consumers`' runner reading the event table.
 Kafka: the relay (`run_forever`, as `run_relay` runs it) and the runner on
@@ -28,7 +27,7 @@ import statistics
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.databases import migrate_cartlog, recreate
+from bench.view_latency import timed
 
 DBNAME = "cartlog_bench_relay"
 TRANSPORTS = ("table", "kafka")
@@ -252,44 +252,6 @@ def transport_latencies(transport: str, samples: int) -> list[float]:
     finally:
         stop.set()
         runner.wait(threads, stop)
-
-
-def timed(samples: int, first_wait: float = 30) -> list[float]:
-    """Seconds from each AddToCart's commit until product_activity shows its position."""
-    from django.conf import settings
-
-    from carts import services
-    from carts.handler import Context
-    from kernel.principal import Principal
-
-    context, seconds, cart_id = Context(actor=Principal.parse("user:bench")), [], ""
-    for i in range(samples):
-        if i % 20 == 0:
-            cart_id = services.start_cart(context).state.cart_id
-        time.sleep(random.uniform(0, settings.CONSUMER_POLL_SECONDS))
-        sku = ("COF-001", "KIT-001")[i % 2]
-        position = services.add_to_cart(context, cart_id, sku, 1).events[-1].position
-        committed = time.perf_counter()
-        wait_until(lambda: seen(sku) >= position, first_wait)  # noqa: B023 (called before the next iteration)
-        seconds.append(time.perf_counter() - committed)
-    return seconds
-
-
-def seen(sku: str) -> int:
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT last_position FROM projection_product_activity WHERE sku = %s", [sku])
-        row = cursor.fetchone()
-    return int(row[0]) if row else 0
-
-
-def wait_until(condition: Callable[[], bool], timeout: float) -> None:
-    deadline = time.perf_counter() + timeout
-    while not condition():
-        if time.perf_counter() > deadline:
-            raise TimeoutError("the view did not show the event in time")
-        time.sleep(0.002)
 
 
 def broker_round_trips(samples: int) -> list[float]:

@@ -23,21 +23,21 @@ interval; with LISTEN, and with LISTEN off (bench/settings_poll.py).
 
 import argparse
 import os
-import random
 import sys
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.databases import migrate_cartlog, recreate
+from bench.view_latency import timed
 from bench.wakeup_idle import idle_cpu
 from bench.wakeup_writes import write_cost
 
 DBNAME = "cartlog_bench_wakeup"
+POLL = 0.0005  # the NOTIFY path answers in milliseconds: look more often than the relay's bench
 MODES = ("NOTIFY", "poll")
 
 
@@ -146,52 +146,11 @@ def transport_latencies(mode: str, samples: int) -> list[float]:
     factory = TableTransport if mode == "NOTIFY" else PollOnly
     threads = runner.run([ProjectionConsumer(product_activity)], factory, stop)
     try:
-        timed(1, first_wait=30)  # the lease and the LISTEN session come up during this one
-        return timed(samples)
+        timed(1, first_wait=30, poll=POLL)  # the lease and the LISTEN session come up during this one
+        return timed(samples, poll=POLL)
     finally:
         stop.set()
         runner.wait(threads, stop)
-
-
-def timed(samples: int, first_wait: float = 30) -> list[float]:
-    """Seconds from each AddToCart's commit until product_activity shows its position."""
-    from django.conf import settings
-
-    from carts import services
-    from carts.handler import Context
-    from kernel.principal import Principal
-
-    context, seconds, cart_id = Context(actor=Principal.parse("user:bench")), [], ""
-    for i in range(samples):
-        if i % 20 == 0:
-            cart_id = services.start_cart(context).state.cart_id
-        time.sleep(random.uniform(0, settings.CONSUMER_POLL_SECONDS))
-        sku = ("COF-001", "KIT-001")[i % 2]
-        position = services.add_to_cart(context, cart_id, sku, 1).events[-1].position
-        committed = time.perf_counter()
-        wait_until(lambda: seen(sku) >= position, first_wait)  # noqa: B023 (called before the next iteration)
-        seconds.append(time.perf_counter() - committed)
-    return seconds
-
-
-def seen(sku: str) -> int:
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT last_position FROM projection_product_activity WHERE sku = %s", [sku])
-        row = cursor.fetchone()
-    return int(row[0]) if row else 0
-
-
-def wait_until(condition: Callable[[], bool], timeout: float) -> None:
-    deadline = time.perf_counter() + timeout
-    while not condition():
-        if time.perf_counter() > deadline:
-            raise TimeoutError("the view did not show the event in time")
-        time.sleep(0.0005)
-
-
-# --- report -----------------------------------------------------------------------
 
 
 def percentile(values: list[float], p: float) -> float:
