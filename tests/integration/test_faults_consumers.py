@@ -62,19 +62,32 @@ def assert_views_equal_a_rebuild() -> None:
 
 
 class Writer(threading.Thread):
-    """Shopping sessions in the background until told to stop (or `carts` are done)."""
+    """Shopping sessions in the background: at least `carts` of them, then on until `stop` is set.
+
+    A fault test cuts sessions while there is work, so it keeps the writer going until what it
+    needs has happened (enough cuts, the lease changed hands) however fast the machine is.
+    """
 
     def __init__(self, carts: int) -> None:
         super().__init__(daemon=True)
-        self.carts, self.done = carts, threading.Event()
+        self.carts, self.written = carts, 0
+        self.done, self.stop = threading.Event(), threading.Event()
 
     def run(self) -> None:
         try:
-            for n in range(self.carts):
-                shop(1, seed=n)
+            while self.written < self.carts or not self.stop.is_set():
+                shop(1, seed=self.written)
+                self.written += 1
         finally:
             connection.close()
             self.done.set()
+
+    def needs_more(self) -> bool:
+        return self.written < self.carts
+
+    def finish(self) -> None:
+        self.stop.set()
+        self.join()
 
 
 def test_run_consumers_outlives_database_outages_with_no_traffic_and_resumes(catalog: None, tmp_path: Path) -> None:
@@ -113,18 +126,18 @@ def test_connections_terminated_mid_batch_lose_nothing_and_apply_nothing_twice(
     writer = Writer(carts=250)
     writer.start()
     cuts = 0
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     try:
-        # Cut while the writes go on, and past them until enough cuts were made (a fast machine
-        # finishes the writes before many cuts), within a deadline.
-        while not writer.done.is_set() or (cuts < 5 and time.monotonic() < deadline):
+        # Cut while the writes go on; the writer keeps going until enough cuts were made.
+        while time.monotonic() < deadline and (writer.needs_more() or cuts < 5):
             time.sleep(0.15)
             cuts += terminate_backends(f"{APP}-midbatch%") + terminate_backends("cartlog-lease %")
-        writer.join()
+        writer.finish()
         took = wait_for(lambda: caught_up(VIEWS), timeout=90, what="the views to catch up")
         report(f"table consumers after {cuts} terminated sessions under load: caught up {took:.2f}s after the writes")
         assert process.poll() is None, "run_consumers exited"
     finally:
+        writer.stop.set()  # a failed test must not leave it writing
         stop(process)
     assert cuts >= 5  # sessions really were cut under load (how many depends on the machine's speed)
     assert "rolled back" in log.read_text() or "retrying in" in log.read_text()
@@ -143,12 +156,10 @@ def test_two_run_consumers_take_turns_on_the_lease_and_commit_every_batch_once(
     try:
         wait_for(lambda: lease_holder_pid("consumer:order_history") is not None, what="a lease holder")
         writer.start()
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120
         both = {p.pid for p in processes}
-        # Cut while the writes go on, and past them until each lease has changed hands, within a deadline.
-        while not writer.done.is_set() or (
-            any(holders[name] != both for name in VIEWS) and time.monotonic() < deadline
-        ):
+        # Cut while the writes go on; the writer keeps going until each lease has changed hands.
+        while time.monotonic() < deadline and (writer.needs_more() or any(holders[n] != both for n in VIEWS)):
             time.sleep(0.7)
             for name in VIEWS:
                 holder = lease_holder_pid(f"consumer:{name}")
@@ -156,10 +167,11 @@ def test_two_run_consumers_take_turns_on_the_lease_and_commit_every_batch_once(
                     holders[name].add(holder)
                     # Cut the holder's lease session (Django's connection of that process stays up).
                     terminate_backends(f"cartlog-lease consumer:{name} pid={holder}")
-        writer.join()
+        writer.finish()
         wait_for(lambda: caught_up(VIEWS), timeout=90, what="the views to catch up")
         assert all(p.poll() is None for p in processes), "a run_consumers exited"
     finally:
+        writer.stop.set()  # a failed test must not leave it writing
         for process in processes:
             stop(process)
     for name in VIEWS:

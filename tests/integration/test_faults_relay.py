@@ -37,20 +37,26 @@ def test_two_relays_with_the_holders_lease_cut_send_every_event_and_confirm_each
     try:
         wait_for(lambda: lease_holder_pid("consumer:relay") is not None, what="a relay holding the lease")
         writer.start()
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120
         both = {p.pid for p in processes}
-        # Cut while the writes go on, and past them until the lease has changed hands, within a deadline.
-        while not writer.done.is_set() or (holders != both and time.monotonic() < deadline):
+
+        def both_sent() -> bool:
+            return {file for *_, file in committed_ranges(logs, "relay")} == {"a.log", "b.log"}
+
+        # Cut while the writes go on; the writer keeps going until the lease has changed hands
+        # and each process, holding it, has sent something.
+        while time.monotonic() < deadline and (writer.needs_more() or holders != both or not both_sent()):
             time.sleep(0.7)
             holder = lease_holder_pid("consumer:relay")
             if holder is not None:
                 holders.add(holder)
                 terminate_backends(f"cartlog-lease consumer:relay pid={holder}")
-        writer.join()
+        writer.finish()
         took = wait_for(lambda: relay_checkpoint() == store.head_position(), timeout=90, what="the relay to catch up")
         report(f"relay, two processes, lease session cut {len(holders)}+ times: caught up {took:.2f}s after the writes")
         assert all(p.poll() is None for p in processes), "a run_relay exited"
     finally:
+        writer.stop.set()  # a failed test must not leave it writing
         for process in processes:
             stop(process)
     assert holders == {p.pid for p in processes}, "the lease should have changed hands"
