@@ -7,6 +7,8 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from projections import category_activity
+
 from . import models, queries
 
 
@@ -16,6 +18,7 @@ def analytics_page(request: HttpRequest) -> HttpResponse:
     if not request.user.is_staff:
         raise PermissionDenied
     page = {"summary": queries.summary(), "charts": chart_data(), "top": top_tables(), "recs": recommendations()}
+    page["category_activity"] = category_activity.rows()  # live, from a consumer, not from Spark
     return render(request, "analytics/analytics.html", page)
 
 

@@ -1,8 +1,8 @@
-"""The catalog: products with their `also_bought` recommendations."""
+"""The catalog: products with their `also_bought` recommendations; `?q=` searches the
+index derived from the product streams (`catalog/search.py`), best match first."""
 
 from typing import Any
 
-from django.db.models import Q
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
@@ -14,12 +14,9 @@ from rest_framework.views import APIView
 from analytics.queries import also_bought
 from api import examples as ex
 from api.schema import problem
+from catalog import search
+from catalog.errors import ProductNotFoundError
 from catalog.models import Product
-from kernel.errors import NotFoundError
-
-
-class ProductNotFoundError(NotFoundError):
-    title = "Product not found"
 
 
 class AlsoBoughtOutput(serializers.Serializer):
@@ -52,21 +49,24 @@ class ProductsView(APIView):
     @extend_schema(
         operation_id="list_products",
         summary="The catalog: every product on sale",
-        description="Every active product, optionally of one category or matching `q` (in the name, or the exact "
-        "SKU), each with its also-bought recommendations from the last Spark run.",
+        description="Every active product, optionally of one category, each with its also-bought recommendations "
+        "from the last Spark run. With `q`, only the products that match every word of it (as a word or the start "
+        "of one) in the name, category, SKU or description, or whose SKU contains `q` (`kit-00`), best match "
+        "first: a match in the name ranks above one in the category or SKU, which ranks above one in the "
+        "description.",
         examples=ex.LIST_PRODUCTS,
         parameters=[
             OpenApiParameter("category", OpenApiTypes.STR, description="Only this category"),
-            OpenApiParameter("q", OpenApiTypes.STR, description="Search in names"),
+            OpenApiParameter("q", OpenApiTypes.STR, description="Search name, category, SKU and description, ranked"),
         ],
         responses={200: ProductOutput(many=True)},
     )
     def get(self, request: Request) -> Response:
-        products = Product.objects.filter(active=True)  # what can be bought; one SKU still shows inactive ones
-        if category := request.query_params.get("category"):
-            products = products.filter(category=category)
-        if query := request.query_params.get("q"):
-            products = products.filter(Q(name__icontains=query) | Q(sku__iexact=query))
+        category = request.query_params.get("category", "")
+        if query := request.query_params.get("q", "").strip()[:100]:
+            products = search.matching_products(query, category=category)
+        else:  # what can be bought; one SKU still shows inactive ones
+            products = list(Product.objects.filter(active=True, **({"category": category} if category else {})))
         return Response(ProductOutput([product_data(p, also_bought(p.sku)) for p in products], many=True).data)
 
 

@@ -7,7 +7,7 @@ takes two commands by method combines their views (`CartLineView`).
 from django.urls import URLPattern, URLResolver, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from . import accounts, analytics, carts, catalog, claims, orders, problems, projections
+from . import accounts, analytics, carts, catalog, category_activity, claims, orders, problems, projections
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
@@ -34,6 +34,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("analytics/hourly", analytics.HourlyView.as_view(), name="analytics-hourly"),
     path("analytics/sessions", analytics.SessionsView.as_view(), name="analytics-sessions"),
     path("analytics/recommendations", analytics.RecommendationsView.as_view(), name="analytics-recommendations"),
+    path(
+        "analytics/category-activity",
+        category_activity.CategoryActivityView.as_view(),
+        name="analytics-category-activity",
+    ),
     # Last: any other path under /api/ is a problem document even with DEBUG on,
     # where Django would otherwise answer with its HTML debug page.
     re_path(r"^.*$", problems.not_found),

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 
 from carts.decider import CartState
 from carts.handler import CommandHandler
+from catalog.handler import CatalogHandler
 from eventlog import registry
 from eventlog.records import RecordedEvent
 from eventlog.stores import EventStore
@@ -18,14 +19,16 @@ from eventlog.stores import EventStore
 def start() -> None:
     register_event_types()
     install_command_handler()
+    install_catalog_handler()
     install_consumers()
 
 
 def register_event_types() -> None:
     from carts.events import event_types as cart_event_types
+    from catalog.events import event_types as product_event_types
     from claims.events import event_types as claim_event_types
 
-    for event_type in [*cart_event_types(), *claim_event_types()]:
+    for event_type in [*cart_event_types(), *claim_event_types(), *product_event_types()]:
         registry.register(event_type)
 
 
@@ -61,6 +64,21 @@ def _inline_projections(events: Sequence[RecordedEvent], prior: Mapping[str, Car
     from projections import inline
 
     inline.apply(events, prior=prior)
+
+
+def catalog_handler(store: EventStore | None = None) -> CatalogHandler:
+    """The catalog handler on `store` (default: `event_store()`): its inline
+    projections (the product table, the search index) are applied in its transaction."""
+    from catalog.handler import CatalogHandler
+    from projections import inline
+
+    return CatalogHandler(store=store or event_store(), project=lambda events: inline.apply(events))
+
+
+def install_catalog_handler() -> None:
+    from catalog import handler
+
+    handler.install(catalog_handler())
 
 
 def install_consumers() -> None:

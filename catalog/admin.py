@@ -1,22 +1,75 @@
 """Products and coupons, editable by staff.
 
-NOTE: saving a product here is a plain table edit today: no event records it, so
-the log cannot tell when a price changed (carts keep the price they copied into
-ItemAdded, so no cart changes). A later issue makes catalog changes events; this
-admin should then send those commands instead of saving the row.
+A product is never saved as a row here: the form's values become a catalog
+command (`ListProduct` or `EditProduct`), checked by the product's decider
+while the form is validated (a refusal shows on the form) and then handed to
+the handler, which appends the events and updates the product table and the
+search index in the same transaction. Deleting is withdrawing (untick Active):
+old carts still name the product. Coupons stay plain rows.
 """
 
-from django.contrib import admin
+from typing import Any
 
+from django import forms
+from django.contrib import admin
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest
+from django.utils import timezone
+
+from kernel.errors import DomainError
+from kernel.principal import Principal
+
+from . import commands as c
+from .decider import decide
+from .handler import installed
 from .models import Coupon, Product
+
+FIELDS = ("sku", "name", "description", "category", "price", "active")
+
+
+class ProductForm(forms.ModelForm):
+    class Meta:
+        model = Product
+        fields = FIELDS
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if not self.errors:
+            try:
+                decide(installed().load(self.command.sku), self.command)
+            except DomainError as refusal:
+                field = refusal.field if refusal.field in self.fields else None
+                raise ValidationError({field: refusal.detail} if field else refusal.detail) from None
+        return cleaned
+
+    @property
+    def command(self) -> c.ProductCommand:
+        """The form as a catalog command: a new product is listed, an existing one edited."""
+        values = {f: self.cleaned_data[f] for f in FIELDS if f in self.cleaned_data}
+        if self.instance._state.adding:
+            return c.ListProduct(at=timezone.now(), **{"description": "", **values})
+        return c.EditProduct(at=timezone.now(), **{**values, "sku": self.instance.sku})
 
 
 @admin.register(Product)
 class ProductAdmin(admin.ModelAdmin):
+    form = ProductForm
     list_display = ("sku", "name", "category", "price", "active")
     list_filter = ("active", "category")
     list_editable = ("price", "active")
     search_fields = ("sku", "name")
+
+    def get_changelist_form(self, request: HttpRequest, **kwargs: Any) -> type[forms.ModelForm]:
+        return super().get_changelist_form(request, form=ProductForm, **kwargs)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Product | None = None) -> tuple[str, ...]:
+        return ("sku",) if obj is not None else ()  # the SKU names the product's stream
+
+    def has_delete_permission(self, request: HttpRequest, obj: Product | None = None) -> bool:
+        return False
+
+    def save_model(self, request: HttpRequest, obj: Product, form: ProductForm, change: bool) -> None:
+        installed().handle(form.command, actor=str(Principal.user(str(request.user.pk))))
 
 
 @admin.register(Coupon)

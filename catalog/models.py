@@ -1,6 +1,7 @@
-"""Products and coupons. The catalog is reference data edited by staff; carts
-copy the price into `ItemAdded` at the moment of adding, so later price changes
-never rewrite history.
+"""The catalog's tables. `Product` and `SearchEntry` are projections of the
+product streams (`catalog/projection.py`, `catalog/search_index.py`), written
+only by them; carts copy the price into `ItemAdded` at the moment of adding, so
+a later `PriceChanged` never rewrites history. Coupons are plain reference data.
 """
 
 from django.db import models
@@ -29,3 +30,20 @@ class Coupon(models.Model):
 
     def __str__(self) -> str:
         return f"{self.code} ({self.percent}%{' once' if self.once else ''})"
+
+
+class SearchEntry(models.Model):
+    """The search index (`catalog/search_index.py`): one row per product, derived from its events.
+
+    On PostgreSQL the table also has `document`, a weighted tsvector generated
+    from these columns, with a GIN index (migration 0002); SQLite ranks these
+    columns directly (`catalog/search.py`)."""
+
+    sku = models.CharField(max_length=40, primary_key=True)
+    name = models.CharField(max_length=200)
+    category = models.CharField(max_length=80)
+    description = models.TextField(blank=True)
+    active = models.BooleanField(default=True)
+
+    class Meta:
+        db_table = "catalog_product_search"

@@ -62,3 +62,16 @@ class OrderHistory(models.Model):
 
     class Meta:
         db_table = "projection_order_history"
+
+
+class CategoryActivity(models.Model):
+    """`category_activity`: cart activity per category, joined with the category as it was then."""
+
+    category = models.CharField(max_length=80, primary_key=True)
+    items_added = models.PositiveIntegerField(default=0)
+    items_removed = models.PositiveIntegerField(default=0)
+    units_checked_out = models.PositiveIntegerField(default=0)
+    last_position = models.BigIntegerField(default=0)
+
+    class Meta:
+        db_table = "projection_category_activity"

@@ -23,10 +23,12 @@ from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from typing import Any, Protocol
 
+from catalog import projection as products
+from catalog import search_index as product_search
 from claims import projection as claims
 from eventlog.records import RecordedEvent
 
-from . import cart_view, order_history, product_activity
+from . import cart_view, category_activity, order_history, product_activity
 
 
 class Lifecycle(StrEnum):
@@ -56,8 +58,8 @@ class InlineProjection(Projection, Protocol):
     ) -> None: ...
 
 
-INLINE: list[InlineProjection] = [cart_view]
-ASYNC: list[Projection] = [product_activity, order_history]  # in the order operators see them
+INLINE: list[InlineProjection] = [cart_view, products, product_search]
+ASYNC: list[Projection] = [product_activity, order_history, category_activity]  # in the order operators see them
 CONSUMER_STATE: list[Projection] = [claims]
 
 

@@ -9,11 +9,11 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Q, QuerySet
 
 from accounts.services import principal
 from analytics import queries as analytics_queries
 from carts.decider import CartStatus
+from catalog import search
 from catalog.models import Coupon, Product
 from catalog.queries import product_names
 from consumers import coverage
@@ -35,13 +35,15 @@ def categories() -> list[str]:
     return list(Product.objects.filter(active=True).order_by("category").values_list("category", flat=True).distinct())
 
 
-def products(search: str = "", category: str = "") -> QuerySet[Product]:
+def products(search_text: str = "", category: str = "") -> list[Product]:
+    """A search ranks by the index derived from the product streams (a shopper may type a
+    name, a word of the description, or a SKU from a receipt: "cof-001", "COF"); else by category."""
+    if search_text:
+        return search.matching_products(search_text, category=category)
     found = Product.objects.filter(active=True)
-    if search:  # a shopper may type a name or a SKU from a receipt ("cof-001", "COF")
-        found = found.filter(Q(name__icontains=search) | Q(sku__icontains=search))
     if category:
         found = found.filter(category=category)
-    return found.order_by("category", "name")
+    return list(found.order_by("category", "name"))
 
 
 def demo_coupons() -> list[Coupon]:

@@ -96,12 +96,13 @@ def _event_archive_per_test(settings, tmp_path_factory: pytest.TempPathFactory) 
 
 @pytest.fixture
 def catalog(db: None) -> None:
-    """A small catalog: two active products, one inactive, two coupons."""
-    from catalog.models import Coupon, Product
+    """A small catalog on the log: two active products, one withdrawn, two coupons."""
+    from catalog.models import Coupon
+    from catalog.services import list_product
 
-    Product.objects.create(sku="COF-001", name="Beans", category="Coffee", price=Decimal("12.50"))
-    Product.objects.create(sku="KIT-001", name="Dripper", category="Kitchen", price=Decimal("24.00"))
-    Product.objects.create(sku="OLD-001", name="Gone", category="Kitchen", price=Decimal("5.00"), active=False)
+    list_product("COF-001", name="Beans", category="Coffee", price=Decimal("12.50"), actor="test")
+    list_product("KIT-001", name="Dripper", category="Kitchen", price=Decimal("24.00"), actor="test")
+    list_product("OLD-001", name="Gone", category="Kitchen", price=Decimal("5.00"), active=False, actor="test")
     Coupon.objects.create(code="WELCOME10", percent=10)
     Coupon.objects.create(code="ONCE20", percent=20, once=True)
 

@@ -4,18 +4,24 @@ stream folded up to N (carts.handler.load), exactly what the API's ?at_version=N
 returns, and the page links to both API resources.
 
 At any version a learner can also try a command against that state and see
-what `decide` would return (shop/what_if.py): nothing is appended.
+what `decide` would return (shop/what_if.py): nothing is appended. Beside each
+`ItemAdded`, the product's price history up to that event's log position (its
+`ProductListed` and every `PriceChanged` before it, from the product's own
+stream) shows where the price the cart copied came from.
 """
 
 import json
+from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from carts import handler, streams
+from catalog import history as product_history
 from claims import queries as claim_queries
 from eventlog import store
+from eventlog.records import RecordedEvent
 from kernel.principal import Principal
 
 from .. import current, queries, what_if
@@ -40,7 +46,10 @@ def history(request: HttpRequest, cart_id: str) -> HttpResponse:
     state = handler.load(cart_id, version)
     page = {
         "cart_id": cart_id,
-        "events": [{"event": e, "data": json.dumps(e.data, indent=1, sort_keys=True)} for e in events],
+        "events": [
+            {"event": e, "data": json.dumps(e.data, indent=1, sort_keys=True), "prices": _prices_before(e)}
+            for e in events
+        ],
         "version": version,
         "latest": latest,
         "versions": range(1, latest + 1),
@@ -58,6 +67,16 @@ def history(request: HttpRequest, cart_id: str) -> HttpResponse:
         ],
     }
     return render(request, "shop/history.html", page)
+
+
+def _prices_before(event: RecordedEvent) -> list[dict[str, Any]]:
+    """For an ItemAdded: the product's listing and price changes that came before it in the log."""
+    if event.type != "ItemAdded":
+        return []
+    return [
+        {"type": p.type, "price": p.data.get("to_price", p.data.get("price")), "position": p.position}
+        for p in product_history.prices_before(event.data["sku"], event.position)
+    ]
 
 
 def _chosen_version(text: str, latest: int) -> int:

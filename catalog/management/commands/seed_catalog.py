@@ -1,29 +1,18 @@
-"""`python manage.py seed_catalog`: load the demo catalog and coupons (idempotent)."""
+"""`python manage.py seed_catalog`: list the demo catalog on the log and load the coupons (idempotent)."""
 
-from decimal import Decimal
 from typing import Any
 
 from django.core.management.base import BaseCommand
+from django.db import transaction
 
-from catalog.models import Coupon, Product
-from catalog.seed_data import COUPONS, INACTIVE, PRODUCTS
+from catalog.seeding import STEPS
 
 
 class Command(BaseCommand):
-    help = "Load the demo catalog and coupons. Running it again updates, never duplicates."
+    help = "List the demo products (as ProductListed events) and load the coupons. Running it again appends nothing."
 
     def handle(self, *args: Any, **options: Any) -> None:
-        for sku, name, category, price, description in PRODUCTS:
-            Product.objects.update_or_create(
-                sku=sku,
-                defaults={
-                    "name": name,
-                    "category": category,
-                    "price": Decimal(price),
-                    "description": description,
-                    "active": sku not in INACTIVE,
-                },
-            )
-        for code, percent, once in COUPONS:
-            Coupon.objects.update_or_create(code=code, defaults={"percent": percent, "once": once})
-        self.stdout.write(f"catalog: {len(PRODUCTS)} products, {len(COUPONS)} coupons")
+        for step in STEPS:
+            with transaction.atomic():
+                said = step()
+            self.stdout.write(f"catalog: {said}")
