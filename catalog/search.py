@@ -3,8 +3,8 @@
 Name counts most, then category and SKU, then description. PostgreSQL ranks
 its full-text document with `ts_rank` (weights A > B > C, each word a prefix:
 "grind" finds "grinder"); SQLite scores the same fields by word prefix in
-Python, over the rows a LIKE prefilter leaves. A part of a SKU ("kit-00")
-matches on both.
+Python, over the rows a LIKE prefilter leaves. A SKU that contains the whole
+text ("kit-00") ranks above every other match, on both.
 """
 
 import re
@@ -17,6 +17,8 @@ from .search_index import TABLE
 WORD = re.compile(r"\w+")
 # SQLite's weights per field a word matches: the order ts_rank's A, B, C weights give.
 WEIGHTS = {"name": 4, "category": 2, "sku": 2, "description": 1}
+# A SKU that contains the whole text ("kit-00") comes first: whoever types a SKU means that product.
+SKU_BONUS = 100.0
 
 
 def search(text: str, *, category: str = "", using: str = "default") -> list[str]:
@@ -43,7 +45,7 @@ def _postgres(text: str, words: list[str], category: str, using: str) -> list[st
     query = " & ".join(f"{word}:*" for word in words)
     sql = (
         "SELECT sku FROM (SELECT sku, name, category, ts_rank(document, query)"
-        " + CASE WHEN sku ILIKE %s THEN 0.5 ELSE 0 END AS score"
+        " + CASE WHEN sku ILIKE %s THEN 10 ELSE 0 END AS score"  # above any ts_rank (at most 1)
         f" FROM {TABLE}, to_tsquery('english', %s) AS query"
         " WHERE active AND (document @@ query OR sku ILIKE %s)) AS found"
         " WHERE %s = '' OR category = %s ORDER BY score DESC, name, sku"
@@ -75,6 +77,6 @@ def _score(words: list[str], text: str, row: tuple[str, str, str, str]) -> float
     for word in words:
         hits = [WEIGHTS[f] for f, value in fields.items() if re.search(rf"\b{re.escape(word)}", value.lower())]
         if not hits:
-            return 0.0 if text.lower() not in sku.lower() else 0.5
+            return SKU_BONUS if text.lower() in sku.lower() else 0.0
         total += sum(hits)
-    return total + (0.5 if text.lower() in sku.lower() else 0)
+    return total + (SKU_BONUS if text.lower() in sku.lower() else 0)
