@@ -57,7 +57,10 @@ def _list(state: ProductState, command: c.ListProduct) -> list[e.ProductEvent]:
 
 def _edit(state: ProductState, command: c.EditProduct) -> list[e.ProductEvent]:
     if not state.listed:
-        raise ProductNotFoundError(f"There is no product with SKU {command.sku!r}.")
+        raise ProductNotFoundError(
+            f"There is no product with SKU {command.sku!r} on the log (a product from before the catalog was a "
+            "log is put there by `python manage.py list_existing_products`)."
+        )
     sku, changes = command.sku, list[e.ProductEvent]()
     name = state.name if command.name is None else _check_text(command.name, "name")
     description = state.description if command.description is None else command.description

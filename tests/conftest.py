@@ -96,15 +96,28 @@ def _event_archive_per_test(settings, tmp_path_factory: pytest.TempPathFactory) 
 
 @pytest.fixture
 def catalog(db: None) -> None:
-    """A small catalog on the log: two active products, one withdrawn, two coupons."""
-    from catalog.models import Coupon
-    from catalog.services import list_product
+    """A small catalog: two active products, one inactive, two coupons.
 
-    list_product("COF-001", name="Beans", category="Coffee", price=Decimal("12.50"), actor="test")
-    list_product("KIT-001", name="Dripper", category="Kitchen", price=Decimal("24.00"), actor="test")
-    list_product("OLD-001", name="Gone", category="Kitchen", price=Decimal("5.00"), active=False, actor="test")
+    The product rows are written directly, as in a database from before the
+    catalog was a log: no product events, so tests that count the log's events
+    see only their own. A test that needs the products on the log (the search
+    index, price history, the category join) takes `listed_catalog`."""
+    from catalog.models import Coupon, Product
+
+    Product.objects.create(sku="COF-001", name="Beans", category="Coffee", price=Decimal("12.50"))
+    Product.objects.create(sku="KIT-001", name="Dripper", category="Kitchen", price=Decimal("24.00"))
+    Product.objects.create(sku="OLD-001", name="Gone", category="Kitchen", price=Decimal("5.00"), active=False)
     Coupon.objects.create(code="WELCOME10", percent=10)
     Coupon.objects.create(code="ONCE20", percent=20, once=True)
+
+
+@pytest.fixture
+def listed_catalog(catalog: None) -> None:
+    """`catalog`, put on the log the way an upgraded database is (`list_existing_products`):
+    a ProductListed for each product (and ProductWithdrawn for OLD-001)."""
+    from catalog.services import list_existing_products
+
+    list_existing_products(actor="test")
 
 
 @pytest.fixture

@@ -101,7 +101,7 @@ def test_repeating_an_idempotency_key_returns_the_first_outcome_and_appends_noth
     assert Event.objects.count() == count
 
 
-def test_products_carry_also_bought_and_can_be_searched(catalog: None) -> None:
+def test_products_carry_also_bought_and_can_be_searched(listed_catalog: None) -> None:
     products = APIClient().get("/api/products?q=bean").json()
     assert [p["sku"] for p in products] == ["COF-001"]
     assert products[0]["also_bought"] == []

@@ -24,7 +24,7 @@ def staff(client: Client) -> AbstractBaseUser:
     return user
 
 
-def test_staff_sees_the_admin_and_changes_a_products_price(client: Client) -> None:
+def test_staff_sees_the_admin_and_changes_a_products_price(client: Client, listed_catalog: None) -> None:
     staff(client)
     index = client.get("/admin/").content.decode()
     assert "Products" in index and "Coupons" in index and "Cart views" in index

@@ -62,7 +62,7 @@ def test_seeding_lists_each_demo_product_once_and_seeding_again_appends_nothing(
     assert Product.objects.count() == len(PRODUCTS) and not Product.objects.get(sku="OUT-007").active
 
 
-def test_a_price_change_is_an_event_and_the_product_table_follows_it_in_the_same_commit(catalog: None) -> None:
+def test_a_price_change_is_an_event_and_the_product_table_follows_it_in_the_same_commit(listed_catalog: None) -> None:
     outcome = services.change_price("COF-001", Decimal("13.00"), actor="user:1")
 
     assert [(e.type, e.data) for e in outcome.events] == [
@@ -72,7 +72,9 @@ def test_a_price_change_is_an_event_and_the_product_table_follows_it_in_the_same
     assert services.change_price("COF-001", Decimal("13.00"), actor="user:1").events == []  # already so
 
 
-def test_a_cart_keeps_the_price_it_captured_and_a_later_add_takes_the_new_one(client: Client, catalog: None) -> None:
+def test_a_cart_keeps_the_price_it_captured_and_a_later_add_takes_the_new_one(
+    client: Client, listed_catalog: None
+) -> None:
     add(client, "COF-001")
     services.change_price("COF-001", Decimal("14.00"), actor="user:1")
     add(client, "KIT-001")
@@ -88,7 +90,7 @@ def test_a_cart_keeps_the_price_it_captured_and_a_later_add_takes_the_new_one(cl
     ]
 
 
-def test_the_cart_history_shows_the_price_changes_before_each_item_added(client: Client, catalog: None) -> None:
+def test_the_cart_history_shows_the_price_changes_before_each_item_added(client: Client, listed_catalog: None) -> None:
     services.change_price("COF-001", Decimal("13.00"), actor="user:1")
     add(client, "COF-001")
     services.change_price("COF-001", Decimal("15.00"), actor="user:1")  # after the add: not shown beside it
@@ -115,7 +117,7 @@ def test_existing_products_from_before_the_log_are_listed_once_as_they_are() -> 
     assert row("OLD-200") == ("Mug", "Kitchen", "", Decimal("8.00"), False)
 
 
-def test_the_product_table_rebuilt_from_position_0_equals_the_live_one(catalog: None) -> None:
+def test_the_product_table_rebuilt_from_position_0_equals_the_live_one(listed_catalog: None) -> None:
     services.edit_product("COF-001", name="Beans 1kg", category="Pantry", price=Decimal("40.00"), actor="user:1")
     services.withdraw("KIT-001", actor="user:1")
     services.edit_product("OLD-001", active=True, actor="user:1")
@@ -131,7 +133,7 @@ def test_the_product_table_rebuilt_from_position_0_equals_the_live_one(catalog: 
     ]
 
 
-def test_the_admin_adds_and_edits_products_through_catalog_commands(client: Client, catalog: None) -> None:
+def test_the_admin_adds_and_edits_products_through_catalog_commands(client: Client, listed_catalog: None) -> None:
     staff(client)
     new = {"sku": "TEA-009", "name": "Oolong", "category": "Tea", "price": "9.00", "description": "", "active": "on"}
     assert client.post("/admin/catalog/product/add/", new).status_code == 302
@@ -143,7 +145,7 @@ def test_the_admin_adds_and_edits_products_through_catalog_commands(client: Clie
     assert store.read_stream("product-TEA-009")[0].metadata["actor"].startswith("user:")
 
 
-def test_the_admin_shows_a_refused_edit_on_the_form_and_appends_nothing(client: Client, catalog: None) -> None:
+def test_the_admin_shows_a_refused_edit_on_the_form_and_appends_nothing(client: Client, listed_catalog: None) -> None:
     staff(client)
     head = logged()
     form = {"name": "Beans", "category": "Coffee", "price": "0", "active": "on"}

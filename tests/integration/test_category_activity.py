@@ -70,7 +70,7 @@ def drain_table() -> None:
 
 
 def test_each_cart_event_counts_under_the_category_of_its_position_and_a_later_change_moves_nothing(
-    catalog: None,
+    listed_catalog: None,
 ) -> None:
     shop_story()
     drain_table()
@@ -83,7 +83,9 @@ def test_each_cart_event_counts_under_the_category_of_its_position_and_a_later_c
     assert view() == [("Kitchen", 2, 0, 4), ("Coffee", 1, 0, 2), ("Gear", 1, 0, 0), ("Pantry", 1, 1, 0)]
 
 
-def test_a_rebuild_from_position_0_equals_the_live_view_though_every_category_changed_since(catalog: None) -> None:
+def test_a_rebuild_from_position_0_equals_the_live_view_though_every_category_changed_since(
+    listed_catalog: None,
+) -> None:
     shop_story()
     drain_table()
     change_the_past_categories()
@@ -98,7 +100,7 @@ def test_a_rebuild_from_position_0_equals_the_live_view_though_every_category_ch
 
 @pytest.mark.kafka
 @pytest.mark.postgres
-def test_on_kafka_the_join_gives_the_same_view_as_on_the_table(catalog: None, kafka: Broker) -> None:
+def test_on_kafka_the_join_gives_the_same_view_as_on_the_table(listed_catalog: None, kafka: Broker) -> None:
     from relay.kafka_transport import KafkaTransport
 
     shop_story()
@@ -120,7 +122,7 @@ def test_on_kafka_the_join_gives_the_same_view_as_on_the_table(catalog: None, ka
     assert not Checkpoint.objects.filter(name=consumer.name).exists()  # Kafka keeps its own positions
 
 
-def test_staff_read_the_view_in_the_api_and_on_the_analytics_page(catalog: None, client: Client) -> None:
+def test_staff_read_the_view_in_the_api_and_on_the_analytics_page(listed_catalog: None, client: Client) -> None:
     shop_story()
     drain_table()
     assert client.get("/api/analytics/category-activity").status_code in (401, 403)

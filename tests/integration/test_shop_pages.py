@@ -22,7 +22,7 @@ def test_catalog_home_lists_active_products_by_category_with_prices(client: Clie
     assert "<title>Catalog · cartlog shop</title>" in page
 
 
-def test_search_by_name_and_category_filter(client: Client) -> None:
+def test_search_by_name_and_category_filter(client: Client, listed_catalog: None) -> None:
     page = client.get("/", {"q": "drip"}).content.decode()
     assert "Dripper" in page and "Beans" not in page
     page = client.get("/", {"category": "Coffee"}).content.decode()
