@@ -15,7 +15,7 @@ pytestmark = pytest.mark.usefixtures("catalog")
 
 
 @pytest.mark.parametrize("query", ["KIT-001", "kit-001", "kit"])
-def test_search_matches_a_sku_as_well_as_a_name(client: Client, query: str) -> None:
+def test_search_matches_a_sku_as_well_as_a_name(client: Client, query: str, listed_catalog: None) -> None:
     page = client.get("/", {"q": query}).content.decode()
     assert "Dripper" in page and "Beans" not in page
 
