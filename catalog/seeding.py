@@ -4,6 +4,7 @@ so seeding twice appends nothing. A package with more to seed (stock) adds a ste
 from collections.abc import Callable
 from decimal import Decimal
 
+from .errors import ProductAlreadyListedError
 from .models import Coupon
 from .seed_data import COUPONS, INACTIVE, PRODUCTS
 from .services import is_listed, list_existing_products, list_product
@@ -23,15 +24,18 @@ def list_demo_products() -> str:
     for sku, name, category, price, description in PRODUCTS:
         if is_listed(sku):
             continue  # listed before: staff may have changed it since, and the seed does not undo that
-        list_product(
-            sku,
-            name=name,
-            category=category,
-            price=Decimal(price),
-            description=description,
-            active=sku not in INACTIVE,
-            actor=ACTOR,
-        )
+        try:
+            list_product(
+                sku,
+                name=name,
+                category=category,
+                price=Decimal(price),
+                description=description,
+                active=sku not in INACTIVE,
+                actor=ACTOR,
+            )
+        except ProductAlreadyListedError:
+            continue  # a concurrent seed listed it first: the same outcome
         listed += 1
     return f"{listed} of {len(PRODUCTS)} demo products listed"
 

@@ -145,6 +145,19 @@ def test_the_admin_adds_and_edits_products_through_catalog_commands(client: Clie
     assert store.read_stream("product-TEA-009")[0].metadata["actor"].startswith("user:")
 
 
+def test_the_admin_list_edits_prices_and_active_through_catalog_commands(client: Client, listed_catalog: None) -> None:
+    staff(client)
+    rows = [("COF-001", "11.00", True), ("KIT-001", "24.00", False), ("OLD-001", "5.00", True)]  # listed order
+    data = {"form-TOTAL_FORMS": "3", "form-INITIAL_FORMS": "3", "_save": "Save"}
+    for i, (sku, price, active) in enumerate(rows):
+        data |= {f"form-{i}-sku": sku, f"form-{i}-price": price} | ({f"form-{i}-active": "on"} if active else {})
+
+    assert client.post("/admin/catalog/product/", data).status_code == 302
+
+    assert types("COF-001")[-1] == "PriceChanged" and row("COF-001")[3] == Decimal("11.00")
+    assert types("KIT-001")[-1] == "ProductWithdrawn" and types("OLD-001")[-1] == "ProductRelisted"
+
+
 def test_the_admin_shows_a_refused_edit_on_the_form_and_appends_nothing(client: Client, listed_catalog: None) -> None:
     staff(client)
     head = logged()
