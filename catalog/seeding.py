@@ -1,5 +1,7 @@
 """What `seed_catalog` does, step by step: each step appends only what is missing,
-so seeding twice appends nothing. A package with more to seed (stock) adds a step."""
+so seeding twice appends nothing. A package with more to seed (stock, say) hands
+its step in at start (`cartlog/bootstrap.py` calls `add_step`): the command runs
+the steps in order, each in its own transaction."""
 
 from collections.abc import Callable
 from decimal import Decimal
@@ -47,3 +49,9 @@ def seed_coupons() -> str:
 
 
 STEPS: list[Step] = [adopt_existing_products, list_demo_products, seed_coupons]
+
+
+def add_step(step: Step) -> None:
+    """Run `step` after the catalog's own (once, however often start-up calls this)."""
+    if step not in STEPS:
+        STEPS.append(step)
