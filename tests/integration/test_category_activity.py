@@ -122,6 +122,14 @@ def test_on_kafka_the_join_gives_the_same_view_as_on_the_table(listed_catalog: N
     assert not Checkpoint.objects.filter(name=consumer.name).exists()  # Kafka keeps its own positions
 
 
+def test_a_product_not_yet_on_the_log_counts_under_its_own_heading(catalog: None) -> None:
+    cart_id = carts.start_cart(CONTEXT).state.cart_id
+    carts.add_to_cart(CONTEXT, cart_id, "COF-001", 1)  # a row from before the log: no ProductListed
+    drain_table()
+
+    assert view() == [(category_activity.UNLISTED, 1, 0, 0)]
+
+
 def test_staff_read_the_view_in_the_api_and_on_the_analytics_page(listed_catalog: None, client: Client) -> None:
     shop_story()
     drain_table()
