@@ -13,9 +13,26 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api.examples import MIN_POSITION_REFUSALS, NOT_AUTHENTICATED, NOT_STAFF, response
 from api.freshness import MIN_POSITION_ERRORS, MIN_POSITION_PARAMETERS, consumer_view, stamped
 from api.schema import problem
 from projections import category_activity
+
+EXAMPLES = [
+    response(
+        "Busiest first",
+        {
+            "categories": [
+                {"category": "Kitchen", "items_added": 41, "items_removed": 6, "units_checked_out": 52},
+                {"category": "Coffee & Tea", "items_added": 38, "items_removed": 4, "units_checked_out": 61},
+            ],
+            "covers_position": 1840,
+        },
+    ),
+    NOT_AUTHENTICATED,
+    NOT_STAFF,
+    *MIN_POSITION_REFUSALS,
+]
 
 
 class CategoryRowOutput(serializers.Serializer):
@@ -38,6 +55,7 @@ class CategoryActivityView(APIView):
         summary="Cart activity per category, as the categories were at each event (staff only)",
         description="A live view kept by a consumer: each cart event is counted under the category its product "
         "had at that event's log position, not the category it has now. Busiest category first.",
+        examples=EXAMPLES,
         parameters=MIN_POSITION_PARAMETERS,
         responses={200: CategoryActivityOutput, 401: problem("Not logged in"), 403: problem("Not staff"),
                    **MIN_POSITION_ERRORS},
