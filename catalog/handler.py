@@ -46,9 +46,11 @@ class CatalogHandler:
         return fold_recorded(initial_state(sku), self.store.read_stream(stream_id(sku)))
 
     def handle(self, command: c.ProductCommand, *, actor: str) -> Outcome:
-        for _ in range(self.max_attempts):
+        for attempt in range(1, self.max_attempts + 1):
             try:
                 with self.store.atomic():
+                    if attempt > 1:  # after a conflict, queue behind the product's other writers (as carts do)
+                        self.store.lock_stream(stream_id(command.sku))
                     return self._handle_once(command, actor)
             except WrongExpectedVersionError:
                 continue
