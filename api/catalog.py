@@ -51,7 +51,7 @@ class ProductsView(APIView):
         summary="The catalog: every product on sale",
         description="Every active product, optionally of one category, each with its also-bought recommendations "
         "from the last Spark run. With `q`, only the products that match every word of it (as a word or the start "
-        "of one) in the name, category, SKU or description, or whose SKU contains `q` (`kit-00`), best match "
+        "of one) in the name, category, SKU or description, or whose SKU begins with `q` (`kit-00`), best match "
         "first: a match in the name ranks above one in the category or SKU, which ranks above one in the "
         "description.",
         examples=ex.LIST_PRODUCTS,

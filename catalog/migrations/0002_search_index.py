@@ -1,4 +1,5 @@
-"""The search index table; on PostgreSQL with a generated, weighted tsvector and its GIN index."""
+"""The search index table; on PostgreSQL with a generated, weighted tsvector and its GIN
+index, and an index for SKU prefixes ("KIT-00"), so a search can use both."""
 
 from typing import Any
 
@@ -11,6 +12,7 @@ ALTER TABLE catalog_product_search ADD COLUMN document tsvector GENERATED ALWAYS
     || setweight(to_tsvector('english'::regconfig, description), 'C')
 ) STORED;
 CREATE INDEX catalog_product_search_document ON catalog_product_search USING GIN (document);
+CREATE INDEX catalog_product_search_sku_prefix ON catalog_product_search (upper(sku) text_pattern_ops);
 """
 
 
