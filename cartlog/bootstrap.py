@@ -69,7 +69,6 @@ def _inline_projections(events: Sequence[RecordedEvent], prior: Mapping[str, Car
 def catalog_handler(store: EventStore | None = None) -> CatalogHandler:
     """The catalog handler on `store` (default: `event_store()`): its inline
     projections (the product table, the search index) are applied in its transaction."""
-    from catalog.handler import CatalogHandler
     from projections import inline
 
     return CatalogHandler(store=store or event_store(), project=lambda events: inline.apply(events))
