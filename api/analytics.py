@@ -20,9 +20,10 @@ from rest_framework.views import APIView
 
 from analytics import models, queries
 from api import analytics_examples as ex
-from api.freshness import MIN_POSITION_ERRORS, MIN_POSITION_PARAMETERS, covered, stamped
+from api.freshness import MIN_POSITION_ERRORS, MIN_POSITION_PARAMETERS, consumer_view, covered, stamped
 from api.schema import problem
 from kernel.errors import InvalidInputError
+from projections import abandoned_carts
 
 NOT_LOGGED_IN = problem("Not logged in")
 NOT_STAFF = problem("Not staff")
@@ -167,3 +168,40 @@ def _limit(raw: str | None) -> int:
         return min(max(int(raw), 1), 100) if raw else 10
     except ValueError:
         return 10
+
+
+class AbandonedCartOutput(serializers.Serializer):
+    cart_id = serializers.CharField()
+    value = serializers.DecimalField(max_digits=12, decimal_places=2, help_text="what its lines are worth")
+    last_activity_at = serializers.DateTimeField(help_text="event time of its last event")
+
+
+class AbandonedOutput(serializers.Serializer):
+    carts = AbandonedCartOutput(many=True)
+    value = serializers.DecimalField(max_digits=14, decimal_places=2, help_text="the abandoned carts' value")
+    recovered = serializers.IntegerField(help_text="times a shopper came back to a cart after a quiet period")
+    recovery_rate = serializers.FloatField(help_text="recovered / (recovered + abandoned now)")
+    watermark = serializers.DateTimeField(allow_null=True, help_text="latest event time seen minus the lateness")
+    covers_position = serializers.IntegerField(help_text="the last log position the view has applied")
+
+
+class AbandonedView(APIView):
+    """Live, from the abandoned_carts consumer (not from Spark): event time and a watermark."""
+
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(
+        operation_id="analytics_abandoned",
+        summary="Carts abandoned now, detected live in event time (staff)",
+        description="Open carts with items whose last activity lies ABANDONED_CART_AFTER_SECONDS or more before "
+        "the watermark (the latest event time seen minus ABANDONED_CART_LATENESS_SECONDS), most valuable first, "
+        "from the abandoned_carts consumer; `recovered` counts shoppers who came back after such a quiet period. "
+        "Send `min_position` to wait until the view covers a command of yours.",
+        examples=ex.ANALYTICS_ABANDONED,
+        parameters=MIN_POSITION_PARAMETERS,
+        responses={200: AbandonedOutput, 401: NOT_LOGGED_IN, 403: NOT_STAFF, **MIN_POSITION_ERRORS},
+    )
+    def get(self, request: Request) -> Response:
+        covers = consumer_view(request, abandoned_carts.NAME)
+        body = AbandonedOutput({**abandoned_carts.abandoned_now(), "covers_position": covers}).data
+        return stamped(Response(body), covers)

@@ -48,3 +48,13 @@ ANALYTICS_RECOMMENDATIONS = [
     NOT_AUTHENTICATED,
     *MIN_POSITION_REFUSALS,
 ]  # fmt: skip
+ANALYTICS_ABANDONED = [
+    response("Two carts gone quiet", {
+        "carts": [{"cart_id": "6f1c0d2e-5a47-4a8e-9d0b-3c2f1e7a9b10", "value": "58.40",
+                   "last_activity_at": "2026-03-02T09:12:00Z"},
+                  {"cart_id": "0b9e3a71-2c4d-4f6e-8a1b-5d7c9e0f2a34", "value": "12.90",
+                   "last_activity_at": "2026-03-02T09:40:00Z"}],
+        "value": "71.30", "recovered": 3, "recovery_rate": 0.6, "watermark": "2026-03-02T10:25:00Z",
+        "covers_position": 1840}),
+    *STAFF_ONLY,
+]  # fmt: skip

@@ -33,6 +33,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("analytics/checkout-time", analytics.CheckoutTimeView.as_view(), name="analytics-checkout-time"),
     path("analytics/hourly", analytics.HourlyView.as_view(), name="analytics-hourly"),
     path("analytics/sessions", analytics.SessionsView.as_view(), name="analytics-sessions"),
+    path("analytics/abandoned", analytics.AbandonedView.as_view(), name="analytics-abandoned"),
     path("analytics/recommendations", analytics.RecommendationsView.as_view(), name="analytics-recommendations"),
     path(
         "analytics/category-activity",

@@ -248,6 +248,12 @@ COUPON_HOLD_SWEEP_SECONDS = float(os.environ.get("COUPON_HOLD_SWEEP_SECONDS", "6
 # How long a read with ?min_position= waits for an async view to cover it (docs/read-your-writes.md).
 MIN_POSITION_WAIT_SECONDS = float(os.environ.get("MIN_POSITION_WAIT_SECONDS", "3"))
 
+# Abandoned carts (projections/abandonment.py), in event time: a cart with items and no activity
+# for this long before the watermark is abandoned; the watermark trails the newest event time by
+# the allowed lateness. Changing either changes the view's rows: rebuild abandoned_carts after.
+ABANDONED_CART_AFTER_SECONDS = int(os.environ.get("ABANDONED_CART_AFTER_SECONDS", "1800"))
+ABANDONED_CART_LATENESS_SECONDS = int(os.environ.get("ABANDONED_CART_LATENESS_SECONDS", "300"))
+
 # --- Background work -----------------------------------------------------------
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL

@@ -75,3 +75,21 @@ class CategoryActivity(models.Model):
 
     class Meta:
         db_table = "projection_category_activity"
+
+
+class AbandonedCart(models.Model):
+    """`abandoned_carts`: each cart's last activity in event time, its value, and whether it is abandoned now."""
+
+    cart_id = models.CharField(max_length=64, primary_key=True)
+    lines = models.JSONField(default=list)  # [[sku, quantity, unit_price]]
+    open = models.BooleanField(default=True)
+    item_count = models.PositiveIntegerField(default=0)
+    value = models.DecimalField(max_digits=12, decimal_places=2)
+    last_activity_at = models.DateTimeField(db_index=True)  # event time (occurred_at), never the clock
+    abandoned = models.BooleanField(default=False)
+    recoveries = models.PositiveIntegerField(default=0)  # times the shopper came back after a quiet period
+    version = models.PositiveIntegerField()  # the cart stream's version this row reflects
+    last_position = models.BigIntegerField()
+
+    class Meta:
+        db_table = "projection_abandoned_carts"

@@ -28,7 +28,7 @@ from catalog import search_index as product_search
 from claims import projection as claims
 from eventlog.records import RecordedEvent
 
-from . import cart_view, category_activity, order_history, product_activity
+from . import abandoned_carts, cart_view, category_activity, order_history, product_activity
 
 
 class Lifecycle(StrEnum):
@@ -59,7 +59,12 @@ class InlineProjection(Projection, Protocol):
 
 
 INLINE: list[InlineProjection] = [cart_view, products, product_search]
-ASYNC: list[Projection] = [product_activity, order_history, category_activity]  # in the order operators see them
+ASYNC: list[Projection] = [
+    product_activity,
+    order_history,
+    category_activity,
+    abandoned_carts,
+]  # in the order operators see them
 CONSUMER_STATE: list[Projection] = [claims]
 
 
