@@ -52,10 +52,12 @@ def apply(events: Sequence[RecordedEvent], table: str = TABLE, *, using: str = "
     changed: dict[str, tuple[Watch, int, int]] = {}
     for event in cart_events:
         cart_id = streams.cart_id(event.stream_id)
-        watch, version, position = changed.get(cart_id) or stored.get(cart_id) or (Watch(), 0, 0)
+        watch, version, _ = changed.get(cart_id) or stored.get(cart_id) or (Watch(), 0, 0)
         if event.version <= version:
             continue  # delivered before: the row already holds it
         changed[cart_id] = (observe(watch, activity(event), the_rule), event.version, event.position)
+    if not changed:
+        return
     latest = max(
         filter(None, [_latest_activity(connection, table), *(w.last_activity_at for w, _, _ in changed.values())])
     )
@@ -124,7 +126,8 @@ def _row(cart_id: str, watch: Watch, version: int, position: int, abandoned: boo
     lines = [[line.sku, line.quantity, str(line.unit_price)] for line in watch.lines]
     return [
         cart_id, json.dumps(lines), watch.open, watch.item_count, str(watch.value),
-        connection.ops.adapt_datetimefield_value(watch.last_activity_at), abandoned, watch.recoveries, version, position,
+        connection.ops.adapt_datetimefield_value(watch.last_activity_at), abandoned, watch.recoveries,
+        version, position,
     ]  # fmt: skip
 
 
