@@ -118,3 +118,23 @@ class Recommendation(SparkView):
     class Meta:
         ordering = ["sku", "rank"]
         constraints = [models.UniqueConstraint(fields=["sku", "rank"], name="recommendation_sku_rank_unique")]
+
+
+class AbandonedCartBatch(SparkView):
+    """A cart abandoned at the end of the archive, found in batch (the live view: projections.AbandonedCart)."""
+
+    cart_id = models.CharField(max_length=64)
+    value = models.DecimalField(max_digits=12, decimal_places=2)
+    last_activity_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-value", "cart_id"]
+
+
+class Abandonment(SparkView):
+    """One row: how many carts the batch job finds abandoned, their value, the recoveries, its watermark."""
+
+    carts = models.BigIntegerField()
+    value = models.DecimalField(max_digits=14, decimal_places=2)
+    recovered = models.BigIntegerField()
+    watermark = models.DateTimeField(null=True)

@@ -36,6 +36,7 @@ from django.utils import timezone
 from pyspark.sql import DataFrame, SparkSession
 
 from catalog.models import Product
+from spark_jobs import abandoned_carts as abandoned_job
 from spark_jobs import analytics as analytics_job
 from spark_jobs import common
 from spark_jobs import recommendations as recommendations_job
@@ -55,6 +56,8 @@ TABLES: dict[str, type[read_tables.SparkView]] = {
     "hourly_activity": read_tables.HourlyActivity,
     "sessions_daily": read_tables.SessionDay,
     "recommendations": read_tables.Recommendation,
+    "abandoned_carts": read_tables.AbandonedCartBatch,
+    "abandonment": read_tables.Abandonment,
 }
 
 Progress = Callable[[str], None]
@@ -120,7 +123,12 @@ def run_all(progress: Progress | None = None, *, spark: SparkSession | None = No
 
 def run_jobs(events: DataFrame, catalog: DataFrame) -> dict[str, DataFrame]:
     """Every job's outputs by name (the names of TABLES)."""
-    return {**analytics_job.transform(events, catalog), **recommendations_job.transform(events)}
+    abandoned = abandoned_job.transform(
+        events,
+        after_seconds=settings.ABANDONED_CART_AFTER_SECONDS,
+        lateness_seconds=settings.ABANDONED_CART_LATENESS_SECONDS,
+    )
+    return {**analytics_job.transform(events, catalog), **recommendations_job.transform(events), **abandoned}
 
 
 def catalog_export_path() -> Path:

@@ -2,12 +2,13 @@
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from projections import category_activity
+from projections import abandoned_carts, category_activity
 
 from . import models, queries
 
@@ -19,7 +20,18 @@ def analytics_page(request: HttpRequest) -> HttpResponse:
         raise PermissionDenied
     page = {"summary": queries.summary(), "charts": chart_data(), "top": top_tables(), "recs": recommendations()}
     page["category_activity"] = category_activity.rows()  # live, from a consumer, not from Spark
+    page["abandoned"] = abandoned()
     return render(request, "analytics/analytics.html", page)
+
+
+def abandoned() -> dict[str, Any]:
+    """Abandoned carts live (the consumer's view) beside the last Spark run's figure for the same rule."""
+    return {
+        "live": abandoned_carts.abandoned_now(),
+        "batch": models.Abandonment.objects.first(),
+        "after_minutes": settings.ABANDONED_CART_AFTER_SECONDS // 60,
+        "lateness_minutes": settings.ABANDONED_CART_LATENESS_SECONDS // 60,
+    }
 
 
 def chart_data() -> dict[str, Any]:

@@ -182,3 +182,15 @@ def test_shoppers_may_not_read_the_abandoned_carts(rule) -> None:  # type: ignor
     response = api_client(staff=False).get("/api/analytics/abandoned")
 
     assert response.status_code == 403 and response["Content-Type"] == "application/problem+json"
+
+
+def test_the_staff_analytics_page_lists_the_abandoned_carts_and_the_recoveries(rule, client) -> None:  # type: ignore[no-untyped-def]
+    from django.contrib.auth.models import User
+
+    apply_in_batches([15])
+    client.force_login(User.objects.create_user("boss", password="x", is_staff=True))
+
+    page = client.get("/staff/analytics/").content.decode()
+
+    assert '<h2 id="abandoned-count">1</h2>' in page and '<h2 id="abandoned-recovered">2</h2>' in page
+    assert f'<tr data-cart="{CARTS["A"]}">' in page and "2026-03-01 09:29" in page
