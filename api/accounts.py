@@ -1,5 +1,5 @@
-"""Sign-up, token login and token revocation. Sign-up and login are throttled per
-client address (accounts/throttles.py): 429 with Retry-After."""
+"""Sign-up, token login and token revocation, and forget me. Sign-up and login are
+throttled per client address (accounts/throttles.py): 429 with Retry-After."""
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -9,7 +9,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
-from accounts import services, tokens
+from accounts import forgetting, services, tokens
 from accounts.authentication import TokenAuthentication
 from accounts.throttles import LoginThrottle, SignUpThrottle
 from api import examples as ex
@@ -117,4 +117,24 @@ class TokenView(APIView):
     )
     def delete(self, request: Request) -> Response:
         tokens.revoke(request.auth)
+        return Response(status=204)
+
+
+class AccountMeView(APIView):
+    authentication_classes = [TokenAuthentication]
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="forget_me",
+        summary="Forget me: erase your personal data, close the account, revoke its tokens",
+        description="Destroys your data key, so the shipping details of every order you placed read `[erased]` "
+        "wherever they are shown; appends PersonForgotten to `person-user:<id>`; deactivates the account and "
+        "revokes all its tokens. The orders themselves (lines, totals) stay. Cannot be undone "
+        "(docs/personal-data.md).",
+        examples=ex.FORGET_ME,
+        request=None,
+        responses={204: None, 401: problem("No valid token")},
+    )
+    def delete(self, request: Request) -> Response:
+        forgetting.forget_account(request.user)  # type: ignore[arg-type]
         return Response(status=204)

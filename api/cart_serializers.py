@@ -4,6 +4,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from carts import shipping
 from carts.decider import CartState, CartStatus
 from catalog.queries import product_names
 
@@ -39,8 +40,34 @@ class QuantityInput(serializers.Serializer):
     quantity = StrictIntegerField()
 
 
+class StrictEmailField(serializers.EmailField):
+    """An email address as a JSON string (Django's validator, as the shop's form uses)."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))
+
+
+class ShippingInput(serializers.Serializer):
+    """Where the order goes: personal data, sealed before it reaches the log (docs/personal-data.md)."""
+
+    name = StrictCharField(max_length=shipping.MAX_NAME)
+    email = StrictEmailField(max_length=shipping.MAX_EMAIL)
+    address = StrictCharField(max_length=shipping.MAX_ADDRESS)
+
+
+class ShippingOutput(serializers.Serializer):
+    """The shipping details as their owner sees them; each reads `[erased]` once the person is forgotten."""
+
+    name = serializers.CharField()
+    email = serializers.CharField()
+    address = serializers.CharField()
+
+
 class CheckoutInput(serializers.Serializer):
     coupon = StrictCharField(max_length=40, required=False, allow_null=True, allow_blank=True)
+    shipping = ShippingInput(required=False, allow_null=True)
 
 
 class CartItemOutput(serializers.Serializer):

@@ -17,7 +17,9 @@ from api.schema import ETAG, IDEMPOTENCY_KEY, IF_MATCH, location_header, problem
 from carts import checkout, errors, handler, services, streams
 from carts.decider import CartState
 from carts.handler import Context, Outcome
+from carts.shipping import Shipping
 from eventlog import store
+from privacy.personal import Revealer
 from projections import cart_view
 
 from .cart_serializers import (
@@ -232,7 +234,9 @@ class CartEventsView(APIView):
         if len(page) > limit:
             page = page[:limit]
             headers["Link"] = next_link(cart_id, page[-1].version, limit)
-        return Response(EventOutput([e.__dict__ for e in page], many=True).data, headers=headers)
+        reveal = Revealer()  # the owner reads their own shipping details; `[erased]` once forgotten
+        rows = [{**e.__dict__, "data": reveal.in_data(e.data)} for e in page]
+        return Response(EventOutput(rows, many=True).data, headers=headers)
 
 
 class AddToCartView(APIView):
@@ -292,7 +296,9 @@ class CheckoutView(APIView):
     @extend_schema(
         operation_id="checkout",
         summary="Place the order (Checkout), optionally with a coupon",
-        description="Checkout: places the order with an optional coupon. A one-time coupon is claimed first "
+        description="Checkout: places the order with an optional coupon and optional shipping details (name, "
+        "email, address), which are sealed with your data key before they reach the log (docs/personal-data.md). "
+        "A one-time coupon is claimed first "
         "(docs/claims.md); if its claim is not decided in time the answer is 503 with Retry-After. "
         "Appends CheckedOut; the cart can no longer change.",
         examples=ex.CHECKOUT,
@@ -307,7 +313,9 @@ class CheckoutView(APIView):
     )
     def post(self, request: Request, cart_id: str) -> Response:
         data = valid(CheckoutInput, request)
-        outcome = checkout.place_order(context_for(request), cart_id, data.get("coupon"))
+        given = data.get("shipping")
+        shipping = Shipping(**given) if given else None
+        outcome = checkout.place_order(context_for(request), cart_id, data.get("coupon"), shipping)
         return order_response(outcome)
 
 

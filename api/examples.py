@@ -147,6 +147,10 @@ REMOVE_FROM_CART = [
 CHECKOUT = [
     request("With a coupon", {"coupon": "WELCOME10"}),
     request("Without a coupon", {}),
+    request(
+        "With shipping details",
+        {"shipping": {"name": "Ada Lovelace", "email": "ada@example.org", "address": "12 St James's Square, London"}},
+    ),
     response("Ordered", ORDER),
     refusal(
         400, "Invalid coupon", "There is no active coupon 'NOPE'.", {"coupon": ["There is no active coupon 'NOPE'."]}
@@ -182,6 +186,7 @@ LOGIN_TOKEN = [
     TOO_MANY,
 ]
 LOGOUT_TOKEN = [NOT_AUTHENTICATED]
+FORGET_ME = [NOT_AUTHENTICATED]
 LIST_PRODUCTS = [response("The catalog", PRODUCT)]
 GET_PRODUCT = [
     response("A product", PRODUCT),
@@ -191,7 +196,9 @@ GET_CLAIM = [response("Accepted", CLAIM), refusal(404, "Claim not found", "There
 LIST_ORDERS = [
     response("Newest first", {"order_id": "ord-7c1e4a", "cart_id": CART_ID, "lines": [{k: ITEM[k] for k in
               ("sku", "quantity", "unit_price", "line_total")}], "subtotal": "25.00", "discount": "2.50",
-              "total": "22.50", "coupon": "WELCOME10", "checked_out_at": "2026-03-02T10:20:00Z", "position": 1842}),
+              "total": "22.50", "coupon": "WELCOME10", "checked_out_at": "2026-03-02T10:20:00Z", "position": 1842,
+              "shipping": {"name": "Ada Lovelace", "email": "ada@example.org",
+                           "address": "12 St James's Square, London"}}),
     NOT_AUTHENTICATED,
     refusal(404, "Not found", "Invalid cursor"),
     *MIN_POSITION_REFUSALS,

@@ -2,13 +2,15 @@
 
 That view is updated after the checkout commits, so a client that has just
 checked out passes the checkout's `Cartlog-Position` as `min_position` to be
-sure its order is listed (api/freshness.py, docs/read-your-writes.md).
+sure its order is listed (api/freshness.py, docs/read-your-writes.md). The view
+holds the shipping details sealed; they are opened here, for their owner only
+(`[erased]` once the person is forgotten: docs/personal-data.md).
 """
 
-from typing import Any
+from typing import Any, cast
 
 from django.db.models import QuerySet
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.generics import ListAPIView
 from rest_framework.pagination import CursorPagination
@@ -18,9 +20,11 @@ from rest_framework.response import Response
 from accounts.services import principal
 from api import examples as ex
 from api.schema import problem
+from privacy.personal import Revealer
 from projections import order_history
 from projections.models import OrderHistory
 
+from .cart_serializers import ShippingOutput
 from .freshness import MIN_POSITION_ERRORS, MIN_POSITION_PARAMETERS, consumer_view, stamped
 
 
@@ -41,6 +45,13 @@ class OrderHistoryOutput(serializers.Serializer):
     coupon = serializers.CharField(allow_null=True)
     checked_out_at = serializers.DateTimeField(source="placed_at", help_text="the checkout's event time")
     position = serializers.IntegerField(help_text="the log position of its CheckedOut event")
+    shipping = serializers.SerializerMethodField()
+
+    @extend_schema_field(ShippingOutput(allow_null=True))
+    def get_shipping(self, row: OrderHistory) -> dict[str, str] | None:
+        context = cast(dict[str, Any], self.context)
+        reveal = context.setdefault("reveal", Revealer())  # one key lookup per page, not per row
+        return reveal(row.shipping)
 
 
 class NewestFirst(CursorPagination):

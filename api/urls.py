@@ -14,6 +14,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
     path("accounts", accounts.AccountsView.as_view(), name="accounts"),
+    path("accounts/me", accounts.AccountMeView.as_view(), name="account-me"),
     path("auth/token", accounts.TokenView.as_view(), name="auth-token"),
     path("products", catalog.ProductsView.as_view(), name="products"),
     path("products/<str:sku>", catalog.ProductView.as_view(), name="product"),

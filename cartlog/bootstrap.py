@@ -27,8 +27,9 @@ def register_event_types() -> None:
     from carts.events import event_types as cart_event_types
     from catalog.events import event_types as product_event_types
     from claims.events import event_types as claim_event_types
+    from privacy.events import event_types as person_event_types
 
-    for event_type in [*cart_event_types(), *claim_event_types(), *product_event_types()]:
+    for event_type in [*cart_event_types(), *claim_event_types(), *product_event_types(), *person_event_types()]:
         registry.register(event_type)
 
 

@@ -19,6 +19,8 @@ from django.db import connections
 
 LOG_TABLES = ("eventlog_event",)  # the truth: read and append, nothing else
 READ_ONLY_TABLES = ("django_migrations",)  # the schema's history is the owner's to write
+# Data keys are made and destroyed, never changed in place (privacy/keys.py): no UPDATE.
+KEY_TABLES = ("privacy_data_key",)
 
 
 def rebuildable_tables() -> set[str]:
@@ -32,6 +34,8 @@ def table_statements(role: str, table: str, rebuildable: set[str]) -> list[str]:
         return [f'REVOKE ALL ON "{table}" FROM {role}', f'GRANT SELECT, INSERT ON "{table}" TO {role}']
     if table in READ_ONLY_TABLES:
         return [f'REVOKE ALL ON "{table}" FROM {role}', f'GRANT SELECT ON "{table}" TO {role}']
+    if table in KEY_TABLES:
+        return [f'REVOKE ALL ON "{table}" FROM {role}', f'GRANT SELECT, INSERT, DELETE ON "{table}" TO {role}']
     if table in rebuildable:
         return [f'ALTER TABLE "{table}" OWNER TO {role}']
     return [f'GRANT SELECT, INSERT, UPDATE, DELETE ON "{table}" TO {role}']

@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "consumers",
     "accounts",
     "claims",
+    "privacy",
     "relay",
     "analytics",
     "simulator",

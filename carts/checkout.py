@@ -20,6 +20,7 @@ from . import commands as c
 from . import handler, services
 from .decider import decide
 from .handler import Context, Outcome
+from .shipping import Shipping
 
 
 class CouponError(InvalidInputError):
@@ -50,14 +51,14 @@ class CouponUsedError(ConflictError):
     field = "coupon"
 
 
-def place_order(context: Context, cart_id: str, coupon_code: str | None) -> Outcome:
+def place_order(context: Context, cart_id: str, coupon_code: str | None, shipping: Shipping | None = None) -> Outcome:
     if not coupon_code:
-        return services.checkout(context, cart_id)
+        return services.checkout(context, cart_id, shipping=shipping)
     coupon = find_coupon(coupon_code)
     discount = c.Discount(code=coupon.code, percent=coupon.percent)
     if coupon.once:
-        return _checkout_with_one_time_coupon(context, cart_id, discount)
-    return services.checkout(context, cart_id, discount)
+        return _checkout_with_one_time_coupon(context, cart_id, discount, shipping)
+    return services.checkout(context, cart_id, discount, shipping=shipping)
 
 
 def find_coupon(code: str) -> Coupon:
@@ -67,7 +68,9 @@ def find_coupon(code: str) -> Coupon:
     return coupon
 
 
-def _checkout_with_one_time_coupon(context: Context, cart_id: str, discount: c.Discount) -> Outcome:
+def _checkout_with_one_time_coupon(
+    context: Context, cart_id: str, discount: c.Discount, shipping: Shipping | None
+) -> Outcome:
     """Claim the coupon for this cart; only an accepted claim lets the order carry it.
 
     The cart is checked first (yours, open, not empty), so a doomed checkout does
@@ -90,7 +93,9 @@ def _checkout_with_one_time_coupon(context: Context, cart_id: str, discount: c.D
     try:
         with transaction.atomic():
             claims.take_transaction_id()  # two appends (order, use) in one transaction
-            outcome = services.checkout(replace(context, causation_id=ticket.claim_id), cart_id, discount)
+            outcome = services.checkout(
+                replace(context, causation_id=ticket.claim_id), cart_id, discount, shipping=shipping
+            )
             for order in (e for e in outcome.events if e.type == "CheckedOut"):
                 used_for = f"order:{order.data['order_id']}"
                 claims.use(ticket, used_for, str(context.actor), causation_id=str(order.event_id))

@@ -6,6 +6,7 @@ product as the catalog knows it now, a fresh order id.
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from catalog.snapshot import ProductSnapshot
 
@@ -56,3 +57,4 @@ class Discount:
 class Checkout(CartCommand):
     order_id: str
     discount: Discount | None = None
+    shipping: dict[str, Any] | None = None  # sealed for the person (privacy/sealing.py), never in clear

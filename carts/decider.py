@@ -153,6 +153,7 @@ def _checkout(state: CartState, command: c.Checkout) -> list[e.CartEvent]:
             discount=discount,
             total=subtotal - discount,
             coupon=command.discount.code if command.discount else None,
+            shipping=command.shipping,
         )
     ]
 

@@ -68,6 +68,7 @@ class CheckedOut(CartEvent):
     """The order was placed: the lines and prices are final, the cart is closed."""
 
     TYPE = "CheckedOut"
+    SCHEMA_VERSION = 2
     order_id: str
     lines: list[dict[str, Any]]
     subtotal: Decimal
@@ -75,11 +76,18 @@ class CheckedOut(CartEvent):
     discount: Decimal = Decimal("0")
     total: Decimal
     coupon: str | None = None
+    # Version 2: where the order goes, sealed for the person who placed it (privacy/sealing.py).
+    shipping: dict[str, Any] | None = None
 
 
 def _subtotal_was_the_total(data: Data) -> Data:
     """Checkouts written before discounts have no `subtotal`: it equalled the total."""
     return data if "subtotal" in data else {**data, "subtotal": data["total"]}
+
+
+def _checked_out_v1_to_v2(data: Data) -> Data:
+    """Version 1 had no shipping details: none were given."""
+    return {**_subtotal_was_the_total(data), "shipping": None}
 
 
 EVENT_CLASSES: dict[str, type[CartEvent]] = {
@@ -89,4 +97,4 @@ EVENT_CLASSES: dict[str, type[CartEvent]] = {
 
 def event_types() -> list[EventType]:
     """The registry entries for the cart streams (the event catalog is generated from these)."""
-    return describe(EVENT_CLASSES.values(), category="cart", backfills={CheckedOut: _subtotal_was_the_total})
+    return describe(EVENT_CLASSES.values(), category="cart", upcasters={CheckedOut: {1: _checked_out_v1_to_v2}})

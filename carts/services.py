@@ -13,9 +13,11 @@ from django.utils import timezone
 
 from catalog.queries import product_snapshot
 from kernel.principal import Principal
+from privacy.personal import seal_for
 
 from . import commands as c
 from .handler import Context, Outcome, handle
+from .shipping import Shipping
 
 
 def start_cart(context: Context, cart_id: str | None = None, *, at: datetime | None = None) -> Outcome:
@@ -45,7 +47,16 @@ def change_owner(context: Context, cart_id: str, new_owner: Principal) -> Outcom
 
 
 def checkout(
-    context: Context, cart_id: str, discount: c.Discount | None = None, *, at: datetime | None = None
+    context: Context,
+    cart_id: str,
+    discount: c.Discount | None = None,
+    *,
+    at: datetime | None = None,
+    shipping: Shipping | None = None,
 ) -> Outcome:
-    command = c.Checkout(cart_id=cart_id, at=at or timezone.now(), order_id=str(uuid4()), discount=discount)
+    """Shipping details are sealed here, for the person checking out: the command never holds them in clear."""
+    sealed = seal_for(str(context.actor), shipping.fields()) if shipping else None
+    command = c.Checkout(
+        cart_id=cart_id, at=at or timezone.now(), order_id=str(uuid4()), discount=discount, shipping=sealed
+    )
     return handle(command, context)

@@ -3,6 +3,7 @@
 from django.contrib import admin
 
 from eventlog.admin import ReadOnlyAdmin
+from privacy.personal import reveal
 
 from .models import CartView, OrderHistory, ProductActivity
 
@@ -22,5 +23,13 @@ class ProductActivityAdmin(ReadOnlyAdmin):
 
 @admin.register(OrderHistory)
 class OrderHistoryAdmin(ReadOnlyAdmin):
-    list_display = ("order_id", "account", "total", "coupon", "placed_at")
+    list_display = ("order_id", "account", "total", "coupon", "ship_to", "placed_at")
     search_fields = ("order_id", "account", "cart_id")
+    exclude = ("shipping",)  # the sealed box: staff see what it opens to, below
+    readonly_fields = ("ship_to",)
+
+    @admin.display(description="ship to")
+    def ship_to(self, row: OrderHistory) -> str:
+        """Opened at read time for the staff who fulfil the order; `[erased]` once the person is forgotten."""
+        shipping = reveal(row.shipping)
+        return "" if shipping is None else " / ".join(shipping.get(name, "") for name in ("name", "email", "address"))

@@ -57,6 +57,7 @@ class OrderHistory(models.Model):
     discount = models.DecimalField(max_digits=12, decimal_places=2)
     total = models.DecimalField(max_digits=12, decimal_places=2)
     coupon = models.CharField(max_length=40, null=True)
+    shipping = models.JSONField(null=True)  # the sealed box as the event carries it: ciphertext, never clear
     placed_at = models.DateTimeField()
     position = models.BigIntegerField()
 

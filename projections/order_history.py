@@ -24,7 +24,8 @@ KEY = "order_id"
 CATEGORIES: tuple[str, ...] = ("cart",)
 
 COLUMNS = (
-    "order_id", "account", "cart_id", "lines", "subtotal", "discount", "total", "coupon", "placed_at", "position",
+    "order_id", "account", "cart_id", "lines", "subtotal", "discount", "total", "coupon", "shipping", "placed_at",
+    "position",
 )  # fmt: skip
 
 
@@ -47,5 +48,6 @@ def _row(event: RecordedEvent, order: CheckedOut, connection: Any) -> list[Any]:
     return [
         order.order_id, owner or "", cart_id, json.dumps(order.lines), str(order.subtotal),
         str(order.discount), str(order.total), order.coupon,
+        None if order.shipping is None else json.dumps(order.shipping),  # sealed: copied, never opened
         connection.ops.adapt_datetimefield_value(event.occurred_at), event.position,
     ]  # fmt: skip

@@ -37,7 +37,7 @@ def topic(category: str) -> str:
 
 
 def categories() -> list[str]:
-    return ["cart", "claim", "product"]
+    return ["cart", "claim", "product", "person"]
 
 
 def options_from_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -3,8 +3,11 @@ non-empty name); the cart's rules (1 to 99, active products) stay in the decider
 so the shop and the API refuse the same things with the same words.
 """
 
+from typing import Any
+
 from django import forms
 
+from carts import shipping
 from carts.decider import MAX_LINE_QUANTITY
 
 
@@ -33,8 +36,49 @@ class CartVersionForm(forms.Form):
     version = forms.IntegerField(widget=forms.HiddenInput)
 
 
+SHIPPING_FIELDS = {"ship_name": "name", "ship_email": "email", "ship_address": "address"}
+
+
 class CheckoutForm(CartVersionForm):
+    """Shipping details are optional, but all three or none (the API's limits, carts/shipping.py)."""
+
     coupon = forms.CharField(label="Coupon code (optional)", required=False, max_length=40)
+    ship_name = forms.CharField(label="Name", required=False, max_length=shipping.MAX_NAME)
+    ship_email = forms.EmailField(label="Email", required=False, max_length=shipping.MAX_EMAIL)
+    ship_address = forms.CharField(
+        label="Address", required=False, max_length=shipping.MAX_ADDRESS, widget=forms.Textarea(attrs={"rows": 3})
+    )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        given = {name for name in SHIPPING_FIELDS if data.get(name)}
+        if given and given != SHIPPING_FIELDS.keys():
+            for name in SHIPPING_FIELDS.keys() - given:
+                if name not in self.errors:
+                    self.add_error(name, "Give all three shipping details, or none.")
+        return data
+
+    def shipping(self) -> shipping.Shipping | None:
+        data = self.cleaned_data
+        if not data.get("ship_name"):
+            return None
+        return shipping.Shipping(**{field: data[name] for name, field in SHIPPING_FIELDS.items()})
+
+
+class ForgetMeForm(forms.Form):
+    """The confirmation step: the shopper types their username to be forgotten."""
+
+    username = forms.CharField(label="Type your username to confirm", max_length=150)
+
+    def __init__(self, *args: Any, expected: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.expected = expected
+
+    def clean_username(self) -> str:
+        typed: str = self.cleaned_data["username"]
+        if typed != self.expected:
+            raise forms.ValidationError("That is not your username; nothing was erased.")
+        return typed
 
 
 class SignUpForm(forms.Form):

@@ -12,12 +12,16 @@ from django.contrib.auth.models import AbstractBaseUser
 
 from accounts.services import principal
 from analytics import queries as analytics_queries
+from carts import streams
 from carts.decider import CartStatus
+from carts.events import CheckedOut
 from catalog import search
 from catalog.models import Coupon, Product
 from catalog.queries import product_names
 from consumers import coverage
+from eventlog import store
 from kernel.principal import Principal
+from privacy.personal import Revealer, reveal
 from projections import order_history
 from projections.models import CartView, OrderHistory
 
@@ -76,6 +80,7 @@ class ShownOrder:
     item_count: int
     total: Decimal
     updated_at: Any  # when the order was placed (event time)
+    shipping: dict[str, str] | None = None  # opened for its owner; `[erased]` once forgotten
 
 
 def my_orders(user: AbstractBaseUser) -> list[ShownOrder]:
@@ -84,6 +89,7 @@ def my_orders(user: AbstractBaseUser) -> list[ShownOrder]:
     It is built by a consumer, so an order placed a moment ago appears only once
     the consumer has applied it: wait with `orders_covering` first."""
     rows = OrderHistory.objects.filter(account=str(principal(user))).order_by("-placed_at")
+    reveal = Revealer()
     return [
         ShownOrder(
             cart_id=row.cart_id,
@@ -91,9 +97,18 @@ def my_orders(user: AbstractBaseUser) -> list[ShownOrder]:
             item_count=sum(int(line["quantity"]) for line in row.lines),
             total=row.total,
             updated_at=row.placed_at,
+            shipping=reveal(row.shipping),
         )
         for row in rows
     ]
+
+
+def order_shipping(cart_id: str) -> dict[str, str] | None:
+    """The shipping details of a checked-out cart, from its own stream, opened for its owner."""
+    for event in store.read_stream(streams.stream_id(cart_id)):
+        if isinstance(checked_out := event.domain_event, CheckedOut):
+            return reveal(checked_out.shipping)
+    return None
 
 
 def orders_covering(position: int) -> int:

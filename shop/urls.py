@@ -2,7 +2,7 @@
 
 from django.urls import URLPattern, URLResolver, path
 
-from .views import account, cart, catalog, checkout, history
+from .views import account, cart, catalog, checkout, forget, history
 
 app_name = "shop"
 urlpatterns: list[URLPattern | URLResolver] = [
@@ -22,4 +22,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("signup/pending/", account.signup_pending, name="signup-pending"),
     path("login/", account.login_view, name="login"),
     path("logout/", account.logout_view, name="logout"),
+    path("account/", forget.account, name="account"),
+    path("account/forget/", forget.forget_me, name="forget-me"),
 ]

@@ -48,7 +48,10 @@ def _place_order(request: HttpRequest, form: CheckoutForm) -> HttpResponse:
         return _checkout_page(request, row, form, status=400)
     data = form.cleaned_data
     ctx = context(request, expected_version=data["version"])
-    outcome = attempt(lambda: carts_checkout.place_order(ctx, data["cart_id"], data["coupon"] or None), data["cart_id"])
+    shipping = form.shipping()
+    outcome = attempt(
+        lambda: carts_checkout.place_order(ctx, data["cart_id"], data["coupon"] or None, shipping), data["cart_id"]
+    )
     if isinstance(outcome, Refusal):
         return _refused(request, row, form, outcome)
     current.forget_cart(request)
@@ -92,7 +95,12 @@ def order(request: HttpRequest, cart_id: str) -> HttpResponse:
     row = queries.owned_cart(current.actor(request), cart_id)
     if row is None or row.status != CartStatus.CHECKED_OUT:
         raise Http404("No such order")
-    page = {"cart": row, "lines": queries.shown_lines(row.lines), "min_position": row.last_position}
+    page = {
+        "cart": row,
+        "lines": queries.shown_lines(row.lines),
+        "min_position": row.last_position,
+        "shipping": queries.order_shipping(cart_id),
+    }
     return render(request, "shop/order.html", page)
 
 

@@ -23,6 +23,7 @@ from claims import queries as claim_queries
 from eventlog import store
 from eventlog.records import RecordedEvent
 from kernel.principal import Principal
+from privacy.personal import Revealer
 
 from .. import current, queries, what_if
 
@@ -44,11 +45,11 @@ def history(request: HttpRequest, cart_id: str) -> HttpResponse:
     latest = len(events) and events[-1].version
     version = _chosen_version(request.GET.get("version", ""), latest)
     state = handler.load(cart_id, version)
+    reveal = Revealer()  # the owner sees their shipping details; the log holds them sealed
     page = {
         "cart_id": cart_id,
         "events": [
-            {"event": e, "data": json.dumps(e.data, indent=1, sort_keys=True), "prices": _prices_before(e)}
-            for e in events
+            {"event": e, "data": _shown(reveal.in_data(e.data)), "prices": _prices_before(e)} for e in events
         ],
         "version": version,
         "latest": latest,
@@ -62,7 +63,7 @@ def history(request: HttpRequest, cart_id: str) -> HttpResponse:
         "asked": request.GET,
         # A one-time coupon is claimed on its own stream; show that story beside the cart's.
         "claim_events": [
-            {"event": e, "data": json.dumps(e.data, indent=1, sort_keys=True)}
+            {"event": e, "data": _shown(e.data)}
             for e in claim_queries.events_for_claimant(str(Principal.cart(cart_id)))
         ],
     }
@@ -77,6 +78,10 @@ def _prices_before(event: RecordedEvent) -> list[dict[str, Any]]:
         {"type": p.type, "price": p.data.get("to_price", p.data.get("price")), "position": p.position}
         for p in product_history.prices_before(event.data["sku"], event.position)
     ]
+
+
+def _shown(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=1, sort_keys=True)
 
 
 def _chosen_version(text: str, latest: int) -> int:

@@ -52,7 +52,7 @@ def recorded(type_: str, data: dict[str, Any], schema_version: int = 1) -> Recor
 
 def test_money_is_stored_as_a_decimal_string_and_read_back_as_decimal() -> None:
     type_, schema_version, data = codec.encode(CHECKED_OUT)
-    assert (type_, schema_version) == ("CheckedOut", 1)
+    assert (type_, schema_version) == ("CheckedOut", 2)
     assert (data["subtotal"], data["discount"], data["total"], data["coupon"]) == (
         "25.00",
         "2.50",
