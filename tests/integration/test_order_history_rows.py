@@ -24,6 +24,9 @@ H1_LINES = [
     {"sku": COF, "quantity": 3, "unit_price": "12.50", "line_total": "37.50"},
     {"sku": KIT, "quantity": 2, "unit_price": "24.00", "line_total": "48.00"},
 ]
+# A sealed box as CheckedOut carries it (privacy/sealing.py): the view copies it, never opens it.
+BOX = {"key_id": "k-42", "alg": "AES-256-GCM", "fields": ["address", "email", "name"], "nonce": "bm9uY2U=",
+       "ciphertext": "c2VhbGVk"}  # fmt: skip
 H2_LINES = [{"sku": KIT, "quantity": 1, "unit_price": "24.00", "line_total": "24.00"}]
 
 
@@ -45,7 +48,7 @@ def two_orders() -> list[RecordedEvent]:
         (4, CartOwnerChanged(from_owner="anon:tok9", to_owner="user:42")),
         (5, CheckedOut(
             order_id="ord-h1", lines=H1_LINES, subtotal=Decimal("85.50"), discount=Decimal("8.55"),
-            total=Decimal("76.95"), coupon="WELCOME10",
+            total=Decimal("76.95"), coupon="WELCOME10", shipping=BOX,
         )),
         (6, CartOwnerChanged(from_owner="user:42", to_owner="user:43")),
     )  # fmt: skip
@@ -76,6 +79,7 @@ def expected_rows(events: list[RecordedEvent]) -> list[dict[str, Any]]:
             "discount": Decimal("8.55"),
             "total": Decimal("76.95"),
             "coupon": "WELCOME10",
+            "shipping": BOX,
             "placed_at": at(5),
             "position": position_of(events, "ord-h1"),
         },
@@ -88,6 +92,7 @@ def expected_rows(events: list[RecordedEvent]) -> list[dict[str, Any]]:
             "discount": Decimal("0.00"),
             "total": Decimal("24.00"),
             "coupon": None,
+            "shipping": None,
             "placed_at": at(9),
             "position": position_of(events, "ord-h2"),
         },
