@@ -48,9 +48,7 @@ def history(request: HttpRequest, cart_id: str) -> HttpResponse:
     reveal = Revealer()  # the owner sees their shipping details; the log holds them sealed
     page = {
         "cart_id": cart_id,
-        "events": [
-            {"event": e, "data": _shown(reveal.in_data(e.data)), "prices": _prices_before(e)} for e in events
-        ],
+        "events": [{"event": e, "data": _shown(reveal.in_data(e.data)), "prices": _prices_before(e)} for e in events],
         "version": version,
         "latest": latest,
         "versions": range(1, latest + 1),
