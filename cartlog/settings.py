@@ -28,6 +28,8 @@ def env_bool(name: str, default: bool) -> bool:
 DEBUG = env_bool("DJANGO_DEBUG", False)
 # A demo shop lists its active coupons on the checkout page (never in production).
 DEMO = env_bool("CARTLOG_DEMO", DEBUG)
+# The fault lab (/staff/lab/, `manage.py lab`, docs/fault-lab.md): on in the demo, off unless asked otherwise.
+LAB_ENABLED = env_bool("CARTLOG_LAB", DEMO)
 # No built-in fallback outside DEBUG: a well-known key signs forgeable sessions (docs/security.md).
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
 if not SECRET_KEY:
@@ -67,6 +69,7 @@ INSTALLED_APPS = [
     "simulator",
     "shop",
     "rebuilds",
+    "lab",
     "cartlog",  # its ready() wires the others (cartlog/bootstrap.py)
     "ops",  # after cartlog: it meters the command handler cartlog installed
 ]

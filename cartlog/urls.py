@@ -7,6 +7,7 @@ urlpatterns = [
     path("api/", include("api.urls")),
     path("staff/rebuilds/", include("rebuilds.urls")),
     path("staff/analytics/", include("analytics.urls")),
+    path("staff/lab/", include("lab.urls")),  # the fault lab (docs/fault-lab.md), when LAB_ENABLED
     path("admin/", admin.site.urls),  # staff only: products and coupons, read models read-only
     path("", include("ops.urls")),  # /metrics, /health/live, /health/ready
     path("", include("shop.urls")),

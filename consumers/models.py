@@ -64,3 +64,17 @@ class Heartbeat(models.Model):
 
     class Meta:
         db_table = "consumer_heartbeat"
+
+
+class FaultSwitch(models.Model):
+    """A fault lab switch (consumers/faults.py): off unless a row says on; flipped from another process."""
+
+    name = models.CharField(max_length=40, primary_key=True)
+    on = models.BooleanField(default=False)
+    consumer = models.CharField(max_length=100, default="")  # the consumer it acts on, if it acts on one
+    fired = models.PositiveIntegerField(default=0)  # how often it took effect since it was last turned on
+    note = models.CharField(max_length=300, default="")  # what it did last, in words
+    changed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "consumer_fault_switch"

@@ -19,7 +19,7 @@ from django.conf import settings
 from django.db import Error as DatabaseError
 from django.db import close_old_connections, connection, transaction
 
-from . import heartbeat
+from . import faults, heartbeat
 from .backoff import Backoff, is_fatal
 from .base import Consumer
 from .checkpoints import CheckpointMovedError
@@ -109,7 +109,7 @@ class Worker:
             while not self.stop.is_set():
                 try:
                     if transport is None:
-                        transport = self.transport_factory()
+                        transport = faults.wrap(self.transport_factory(), self.consumer.name)  # the fault lab
                         lease = Lease(f"consumer:{self.consumer.name}") if transport.name == "table" else None
                         log.info("consumer %s on the %s transport", self.consumer.name, transport.name)
                     self._step(transport, lease)

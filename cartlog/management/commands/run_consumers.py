@@ -7,7 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from consumers import registry, runner
+from consumers import faults, registry, runner
 from consumers.supervisor import FatalError, Supervisor
 from rebuilds import background
 from relay.relay import run_forever
@@ -48,7 +48,7 @@ class Command(BaseCommand):
             supervisor.start(f"consumer {consumer.name}", runner.Worker(consumer, transport_factory, stop))
         if kind == "kafka" and not options["only"] and settings.KAFKA_BOOTSTRAP_SERVERS:
             # It feeds the Kafka transport; its lease keeps it single however many processes start one.
-            supervisor.start("relay", lambda: run_forever(stop))
+            supervisor.start("relay", lambda: faults.gated(faults.Fault.RELAY, run_forever, stop))
         # Beside the consumers, once: rebuild, blue/green, each view whose code VERSION is newer (rebuilds/).
         background.start(stop)
         try:

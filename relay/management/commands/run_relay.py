@@ -7,6 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from consumers import faults
 from relay.relay import run_forever
 
 
@@ -22,4 +23,4 @@ class Command(BaseCommand):
         self.stdout.write(f"run_relay: eventlog -> {settings.KAFKA_BOOTSTRAP_SERVERS} (Ctrl-C stops)")
         # It retries the database, the broker and its lease by itself; only a fatal error (a broken deploy)
         # ends it, and then scripts/run.sh or the compose restart policy starts a fresh process.
-        run_forever(stop)
+        faults.gated(faults.Fault.RELAY, run_forever, stop)  # the fault lab can stop it (docs/fault-lab.md)

@@ -1,0 +1,58 @@
+"""Each async view beside a rebuild of it to the view's own position, kept up to date as the lab looks.
+
+The lab keeps a mirror table per async view (`<table>__lab`, made like a rebuild's shadow), filled
+by the projection's own `apply` from the log, with its position in a checkpoint of its own. To
+compare, one snapshot reads the view's checkpoint P, brings the mirror to exactly P and compares the
+two tables row by row (`rebuilds/verify.py: compare`): a view and its checkpoint commit together,
+so in one snapshot a correct view equals its mirror, however far behind the head it is.
+"""
+
+from django.db import connection, transaction
+
+from consumers import checkpoints
+from consumers.models import Checkpoint
+from eventlog import store
+from projections.registry import Projection
+from rebuilds import shadow
+from rebuilds.verify import RowDifference, compare
+
+BATCH = 1000
+
+
+def mirror_name(projection: Projection) -> str:
+    return f"{projection.TABLE}__lab"
+
+
+def differences(projection: Projection) -> tuple[int, list[RowDifference]]:
+    """(the view's position, the rows where it differs from the log folded up to that position)."""
+    with transaction.atomic():
+        one_snapshot()  # the view, its checkpoint and the mirror as of one instant
+        position = checkpoints.read_position(projection.NAME)
+        _bring_to(projection, position)
+        return position, compare(projection, mirror_name(projection))
+
+
+def one_snapshot() -> None:
+    """Make the transaction just begun read one snapshot throughout (PostgreSQL; SQLite's already does)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+
+
+def _bring_to(projection: Projection, position: int) -> None:
+    table, name = mirror_name(projection), f"lab:{projection.NAME}"
+    mirror = Checkpoint.objects.filter(name=name).first()
+    if mirror is None or mirror.position > position or mirror.projection_version != projection.VERSION:
+        shadow.create(projection.TABLE, table)  # a fresh mirror: the view went back (a rebuild) or changed shape
+        mirror = Checkpoint(name=name, position=0, projection_version=projection.VERSION)
+    elif not shadow.exists(table):
+        shadow.create(projection.TABLE, table)
+        mirror.position = 0
+    while mirror.position < position:
+        events = store.read_all(mirror.position, BATCH, categories=projection.CATEGORIES or None)
+        events = [event for event in events if event.position <= position]
+        if not events:
+            break  # not safe to read yet: compare what is there (the next look goes on)
+        projection.apply(events, table)
+        mirror.position = events[-1].position
+    mirror.save()

@@ -1,0 +1,98 @@
+"""The lab's switches as a learner sees them: what each does, what to watch, where the doc explains it.
+
+The page and `manage.py lab` flip them through `turn_on`/`turn_off`; the consumer runner
+obeys them (consumers/faults.py owns the table), the holder holds (lab/holder.py).
+"""
+
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from consumers import registry
+from consumers.faults import Fault, switches, turn
+from consumers.models import FaultSwitch
+
+GUIDE = "docs/fault-lab.md"
+
+
+class LabError(Exception):
+    """A switch the lab refuses to flip: the lab is disabled, or the switch cannot work here."""
+
+
+@dataclass(frozen=True)
+class Switch:
+    fault: Fault
+    title: str
+    explanation: str  # two lines: what it does, what to watch
+    anchor: str  # the section of docs/fault-lab.md
+    takes_consumer: bool = False
+
+
+CATALOG = (
+    Switch(Fault.PAUSE, "Pause a consumer",
+           "The consumer reads nothing while paused; commands still succeed.\n"
+           "Watch its position stand still and its lag grow; switch off and it catches up.",
+           "pause-a-consumer", takes_consumer=True),
+    Switch(Fault.CRASH, "Crash a consumer mid-batch",
+           "Every batch fails after the handler ran, before its commit: the transaction rolls back.\n"
+           "Watch the position stay put and the view unchanged; switch off and the same batch applies once.",
+           "crash-a-consumer-mid-batch", takes_consumer=True),
+    Switch(Fault.DUPLICATE, "Deliver the next batch twice",
+           "The next batch is handed to the consumer a second time (fires once, then turns itself off).\n"
+           "Watch the view: the repeat is refused by the checkpoint and changes nothing.",
+           "deliver-the-next-batch-twice", takes_consumer=True),
+    Switch(Fault.RELAY, "Stop the relay",
+           "Nothing new reaches Kafka; the shop still commits, the log is the outbox.\n"
+           "Watch the relay's position stop; switch off and it sends everything after it.",
+           "stop-the-relay"),
+    Switch(Fault.VALIDATOR, "Stop the claim validator",
+           "Claims wait undecided: a sign-up answers 202 and its status says pending.\n"
+           "Switch off and the validator decides them in log order; the sign-ups resolve.",
+           "stop-the-claim-validator"),
+)  # fmt: skip
+BY_NAME = {switch.fault.value: switch for switch in CATALOG}
+
+
+def enabled() -> bool:
+    return bool(settings.LAB_ENABLED)
+
+
+@dataclass(frozen=True)
+class SwitchState:
+    switch: Switch
+    row: FaultSwitch  # on/off, its consumer, how often it fired, what it did last
+    doc: str
+
+
+def state() -> list[SwitchState]:
+    rows = switches()
+    return [SwitchState(switch=s, row=rows[s.fault], doc=f"{GUIDE}#{s.anchor}") for s in CATALOG]
+
+
+def consumer_names() -> list[str]:
+    return sorted(consumer.name for consumer in registry.all_consumers())
+
+
+def turn_on(name: str, consumer: str = "") -> Switch:
+    switch = _known(name)
+    if switch.takes_consumer:
+        consumer = consumer or "order_history"
+        if consumer not in consumer_names():
+            raise LabError(f"unknown consumer {consumer!r} ({', '.join(consumer_names())})")
+    turn(switch.fault, True, consumer if switch.takes_consumer else "")
+    return switch
+
+
+def turn_off(name: str) -> Switch:
+    switch = _known(name)
+    turn(switch.fault, False)
+    return switch
+
+
+def _known(name: str) -> Switch:
+    if not enabled():
+        raise LabError("the fault lab is disabled (LAB_ENABLED; CARTLOG_LAB=1 turns it on)")
+    try:
+        return BY_NAME[name]
+    except KeyError:
+        raise LabError(f"no switch {name!r} ({', '.join(BY_NAME)})") from None

@@ -1,0 +1,102 @@
+"""The fault lab's page and command: staff only, refused unless the lab is enabled, every switch off by default,
+a flip reaches the switch table, and the panel shows positions and the invariants (green on a healthy shop)."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+from django.test import Client
+
+from consumers.faults import Fault, acting_on, is_on, switches
+from lab import invariants
+from lab.switches import CATALOG
+from tests.integration.rebuild_support import drain_consumers, shop
+
+pytestmark = [pytest.mark.usefixtures("seeded_catalog"), pytest.mark.django_db(transaction=True)]
+
+
+def log_in(client: Client, *, staff: bool) -> None:
+    name = "boss" if staff else "customer"
+    user = get_user_model().objects.create_user(username=name, password="a-long-secret-9", is_staff=staff)
+    client.force_login(user)
+
+
+def test_every_switch_is_off_by_default_and_the_lab_is_off_unless_enabled(settings) -> None:
+    from cartlog import settings as project_settings
+
+    assert project_settings.LAB_ENABLED is project_settings.DEMO  # on in make run's demo, else off
+    assert {fault: row.on for fault, row in switches().items()} == dict.fromkeys(Fault, False)
+    assert {s.fault for s in CATALOG} == set(Fault)
+
+
+def test_the_page_refuses_a_customer_and_says_the_lab_is_disabled_when_it_is(client: Client, settings) -> None:
+    log_in(client, staff=False)
+    assert client.get("/staff/lab/").status_code == 403
+    client.logout()
+    assert client.get("/staff/lab/").status_code == 302  # to the login page
+    log_in(client, staff=True)
+    settings.LAB_ENABLED = False
+    page = client.get("/staff/lab/")
+    assert page.status_code == 403 and "The fault lab is disabled" in page.content.decode()
+    assert client.post("/staff/lab/pause/", {"on": "1"}).status_code == 403
+    assert not is_on(Fault.PAUSE)
+
+
+def test_the_command_refuses_to_flip_a_switch_while_the_lab_is_disabled(settings) -> None:
+    settings.LAB_ENABLED = False
+    with pytest.raises(CommandError, match="disabled"):
+        call_command("lab", "on", "pause")
+    assert not is_on(Fault.PAUSE)
+
+
+def test_staff_flip_a_switch_from_the_page_and_the_runner_sees_it_for_that_consumer_only(
+    client: Client, settings
+) -> None:
+    settings.LAB_ENABLED = True
+    log_in(client, staff=True)
+    page = client.get("/staff/lab/").content.decode()
+    assert all(s.title in page for s in CATALOG)
+    assert 'http-equiv="refresh"' in page  # JavaScript off: the page reloads itself
+    client.post("/staff/lab/pause/", {"on": "1", "consumer": "product_activity"})
+    assert acting_on("product_activity") == {Fault.PAUSE} and acting_on("order_history") == set()
+    assert "on: product_activity" in client.get("/staff/lab/").content.decode()
+    client.post("/staff/lab/pause/", {"on": "0"})
+    assert acting_on("product_activity") == set()
+
+
+def test_stopping_the_validator_pauses_the_claim_validator_only(settings) -> None:
+    settings.LAB_ENABLED = True
+    call_command("lab", "on", "validator")
+    assert acting_on("claim_validator") == {Fault.PAUSE} and acting_on("order_history") == set()
+    call_command("lab", "off", "validator")
+    assert acting_on("claim_validator") == set()
+
+
+def test_an_unknown_consumer_or_switch_is_refused(settings) -> None:
+    settings.LAB_ENABLED = True
+    with pytest.raises(CommandError, match="unknown consumer"):
+        call_command("lab", "on", "crash", "--consumer", "nobody")
+    with pytest.raises(CommandError, match="no switch"):
+        call_command("lab", "on", "meltdown")
+
+
+def test_the_panel_shows_every_invariant_holding_on_a_healthy_shop(client: Client, settings) -> None:
+    settings.LAB_ENABLED = True
+    shop(12)
+    drain_consumers()
+    checks = invariants.check_all()
+    assert [(c.name, c.ok) for c in checks] == [
+        ("every cart_view row equals the fold of its stream", True),
+        ("versions contiguous per stream", True),
+        ("each async view equals a rebuild to its position", True),
+        ("no claim key with two holders", True),
+    ], checks
+    log_in(client, staff=True)
+    panel = client.get("/staff/lab/panel/").content.decode()
+    assert panel.count("✔ holds") == 4 and "order_history" in panel
+
+
+def test_the_guide_page_has_a_section_for_every_switch(client: Client, settings) -> None:
+    settings.LAB_ENABLED = True
+    log_in(client, staff=True)
+    guide = client.get("/staff/lab/guide/").content.decode()
+    assert all(f'id="{s.anchor}"' in guide for s in CATALOG)
