@@ -22,9 +22,15 @@ from .models import PendingSignUp
 
 
 class SignUpError(InvalidInputError):
-    """The username or password is not acceptable."""
+    """The username or password is not acceptable: every refused field at once, in `errors`."""
 
     title = "Invalid sign-up"
+
+    def __init__(self, errors: dict[str, list[str]]) -> None:
+        field, messages = next(iter(errors.items()))
+        super().__init__(" ".join(messages), field)
+        self.errors = errors
+        self.problem_members = {"errors": errors}  # api/problems.py: every field, not only the first
 
 
 class SignUpStatus(StrEnum):
@@ -47,19 +53,29 @@ def principal(user: AbstractBaseUser) -> Principal:
 
 
 def validate(username: str, password: str) -> str:
+    """The stripped username, or a SignUpError naming what is wrong with the username and the password."""
     username = username.strip()
+    errors = {field: found for field, found in input_errors(username, password).items() if found}
+    if errors:
+        raise SignUpError(errors)
+    return username
+
+
+def input_errors(username: str, password: str) -> dict[str, list[str]]:
+    # Both fields are checked, so a refused username never hides what is wrong with the password.
+    found: dict[str, list[str]] = {"username": [], "password": []}
     if not 3 <= len(username) <= 150:
-        raise SignUpError("A username has 3 to 150 characters.", "username")
+        found["username"].append("A username has 3 to 150 characters.")
     try:
         UnicodeUsernameValidator()(username)
     except ValidationError:
-        raise SignUpError("A username may hold letters, digits and @ . + - _ only.", "username") from None
+        found["username"].append("A username may hold letters, digits and @ . + - _ only.")
     try:
         # With the would-be user, so UserAttributeSimilarityValidator can refuse the name as password.
         validate_password(password, user=get_user_model()(username=username))
     except ValidationError as error:
-        raise SignUpError(" ".join(error.messages), "password") from None
-    return username
+        found["password"] += error.messages
+    return found
 
 
 def sign_up(username: str, password: str, *, wait_seconds: float | None = None) -> SignUpResult:

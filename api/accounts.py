@@ -50,7 +50,7 @@ class AccountsView(APIView):
         description="Claims the username in log order (docs/claims.md) and creates the account once the claim is "
         "accepted. If the validator has not answered within CLAIM_WAIT_SECONDS the answer is 202 with "
         "the claim to poll. Usernames are unique whatever their case; passwords go through Django's "
-        "password validators. Throttled per client address.",
+        "password validators; a refusal lists every refused field in `errors` at once. Throttled per client address.",
         examples=ex.SIGN_UP,
         request=CredentialsInput,
         parameters=[location_header(202, "The claim to poll: GET it until it is decided")],

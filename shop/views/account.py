@@ -8,8 +8,6 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.contrib.auth import get_user_model, logout
 from django.contrib.auth.forms import AuthenticationForm
-from django.contrib.auth.password_validation import validate_password
-from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -57,10 +55,8 @@ def signup(request: HttpRequest) -> HttpResponse:
         try:
             result = sign_up(form.cleaned_data["username"], form.cleaned_data["password"])
         except SignUpError as error:
-            password_errors = _password_errors(form, error)
-            form.add_error(error.field if error.field in form.fields else None, error.detail)
-            if password_errors:
-                form.add_error("password", password_errors)
+            for field, found in error.errors.items():
+                form.add_error(field if field in form.fields else None, " ".join(found))
         else:
             if result.status is SignUpStatus.CREATED and result.user is not None:
                 _welcome(request, sign_in(request, result.user), f"Welcome, {result.user.get_username()}!")
@@ -72,19 +68,6 @@ def signup(request: HttpRequest) -> HttpResponse:
             form.add_error("username", TAKEN)
     status = 400 if request.method == "POST" else 200
     return render(request, "shop/signup.html", {"form": form, "next": _next_url(request)}, status=status)
-
-
-def _password_errors(form: SignUpForm, error: SignUpError) -> str:
-    """`sign_up` stops at the first field it refuses; a refused username must not hide what is
-    wrong with the password too, so the shopper fixes both at once (the same validators)."""
-    if error.field != "username":
-        return ""
-    data = form.cleaned_data
-    try:
-        validate_password(data["password"], user=get_user_model()(username=data["username"]))
-    except ValidationError as invalid:
-        return " ".join(invalid.messages)
-    return ""
 
 
 @require_GET

@@ -182,6 +182,22 @@ def test_routes_methods_and_auth_errors_are_problem_documents(shopper: tuple[API
     )
 
 
+def test_a_sign_up_refused_for_its_username_and_its_password_names_both_at_once() -> None:
+    before = log_snapshot()
+    response = APIClient().post("/api/accounts", {"username": "no spaces!", "password": "1234"}, format="json")
+    body = assert_problem(response, 400)
+    assert body["errors"] == {
+        "username": ["A username may hold letters, digits and @ . + - _ only."],
+        "password": [
+            "This password is too short. It must contain at least 8 characters.",
+            "This password is too common.",
+            "This password is entirely numeric.",
+            "Your password must contain at least 8 characters that are not spaces.",
+        ],
+    }
+    assert log_snapshot() == before
+
+
 @pytest.mark.django_db(transaction=True)
 def test_sign_up_refusals(claim_consumers: None) -> None:
     anonymous = APIClient()
