@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 
+from consumers.status import Waiting
 from eventlog.records import RecordedEvent
 from spark_jobs import archive_layout as layout
 
@@ -38,12 +39,24 @@ class ArchiveConsumer:
         """The archive keeps its own checkpoint beside its files (not a Checkpoint row)."""
         return archive_position()
 
+    def waiting(self, delivered: int) -> Waiting | None:
+        """What the next write waits for, with events up to `delivered` handed in (None: nothing pending)."""
+        checkpoint = layout.read_checkpoint(archive_root())
+        if delivered <= checkpoint.position or checkpoint.updated_at is None:
+            return None
+        more = max(settings.ARCHIVE_CONSUMER_MIN_EVENTS - (delivered - checkpoint.position), 0)
+        after = datetime.fromisoformat(checkpoint.updated_at) + _max_delay()
+        return Waiting(events=more, after=after)
+
 
 def _due(checkpoint: layout.ArchiveCheckpoint, through: int) -> bool:
     if through - checkpoint.position >= settings.ARCHIVE_CONSUMER_MIN_EVENTS or checkpoint.updated_at is None:
         return True
-    waited = datetime.now(UTC) - datetime.fromisoformat(checkpoint.updated_at)
-    return waited >= timedelta(seconds=settings.ARCHIVE_CONSUMER_MAX_DELAY_SECONDS)
+    return datetime.now(UTC) - datetime.fromisoformat(checkpoint.updated_at) >= _max_delay()
+
+
+def _max_delay() -> timedelta:
+    return timedelta(seconds=settings.ARCHIVE_CONSUMER_MAX_DELAY_SECONDS)
 
 
 def consumers() -> list[ArchiveConsumer]:

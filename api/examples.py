@@ -215,6 +215,7 @@ LIST_PROJECTIONS = [
             "lag_events": 0,
             "lag_seconds": 0.0,
             "running": True,
+            "waiting": None,
             "rebuild": None,
         },
     ),

@@ -30,6 +30,11 @@ class ProjectionStatusOutput(serializers.Serializer):
     lag_events = serializers.IntegerField()
     lag_seconds = serializers.FloatField(help_text="how long the oldest unapplied event has waited")
     running = serializers.BooleanField(help_text="a heartbeat in the last 15 seconds")
+    waiting = serializers.CharField(
+        allow_null=True,
+        help_text="a consumer that writes in batches (the archiver): what its next write waits for, "
+        "'waiting for N events or <time> UTC' (N more events, or the first one delivered after that time)",
+    )
     rebuild = serializers.JSONField(allow_null=True, help_text="code/live versions and the latest rebuild run")
 
 

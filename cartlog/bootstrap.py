@@ -86,8 +86,7 @@ def install_consumers() -> None:
     from analytics import archive_consumer
     from claims import validator
     from consumers import registry as consumers
-    from relay import cart_state
-    from relay.kafka_transport import KafkaTransport
+    from relay import cart_state, kafka_transport
 
     consumers.install(
         [
@@ -97,6 +96,7 @@ def install_consumers() -> None:
             account_creator.consumers,
             cart_state.consumers,
         ],
-        transports={"kafka": KafkaTransport},
+        transports={"kafka": kafka_transport.KafkaTransport},
         processes=["relay"],  # not a consumer, but its checkpoint is shown beside theirs
+        coverage={"kafka": kafka_transport.covered},
     )

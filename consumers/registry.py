@@ -17,9 +17,12 @@ from .transports import TableTransport, Transport
 
 ConsumerFactory = Callable[[], Sequence[Consumer]]
 TransportFactory = Callable[[], Transport]
+# How far a named consumer surely reaches on a transport, where the lowest checkpoint is not it (Kafka).
+Coverage = Callable[[str], int]
 
 _factories: list[ConsumerFactory] = []
 _transports: dict[str, TransportFactory] = {"table": TableTransport}
+_coverage: dict[str, Coverage] = {}
 # Processes that are not consumers but keep a checkpoint the status shows (the relay).
 _processes: list[str] = []
 
@@ -28,14 +31,24 @@ def install(
     factories: Sequence[ConsumerFactory],
     transports: Mapping[str, TransportFactory],
     processes: Sequence[str] = (),
+    coverage: Mapping[str, Coverage] | None = None,
 ) -> None:
     _factories[:] = factories
     _transports.update(transports)
     _processes[:] = processes
+    _coverage.update(coverage or {})
 
 
 def all_consumers() -> list[Consumer]:
     return [consumer for factory in _factories for consumer in factory()]
+
+
+def find(name: str) -> Consumer | None:
+    return next((consumer for consumer in all_consumers() if consumer.name == name), None)
+
+
+def coverage(transport: str) -> Coverage | None:
+    return _coverage.get(transport)
 
 
 def processes() -> list[str]:

@@ -1,20 +1,42 @@
 """Where every consumer stands: position, lag and heartbeat, for operators.
 
-Lag counts only the events of the categories a consumer reads, so a consumer
-that has applied everything it reads shows no lag, whatever else the log holds.
+Lag counts only the events of the categories a consumer reads, from the position
+it surely reaches on its transport (consumers/coverage.py), so a consumer that has
+applied everything it reads shows no lag, whatever else the log holds. A consumer
+that writes in batches (the archiver) says what its next write waits for instead.
 """
 
 import operator
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import reduce
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from django.db.models import Count, Max, Min, Q
 from django.utils import timezone
 
 from eventlog.models import Event
 
-from . import checkpoints, heartbeat, registry
+from . import coverage, heartbeat, registry
+
+
+@dataclass(frozen=True, kw_only=True)
+class Waiting:
+    """A batching consumer's next write: after `events` more events, or the first delivery after `after`."""
+
+    events: int
+    after: datetime
+
+    def __str__(self) -> str:
+        return f"waiting for {self.events} events or {self.after.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC"
+
+
+@runtime_checkable
+class Batches(Protocol):
+    """A consumer whose own position trails what it was handed until its next write."""
+
+    def waiting(self, delivered: int) -> Waiting | None: ...
 
 
 def overview(inline_names: Sequence[str], async_names: Sequence[str]) -> list[dict[str, Any]]:
@@ -33,17 +55,23 @@ def overview(inline_names: Sequence[str], async_names: Sequence[str]) -> list[di
 def _inline(name: str, head: int) -> dict[str, Any]:
     # Written in the command's own transaction: never behind what is committed.
     return {"name": name, "kind": "inline projection", "transport": "inline", "checkpoint": head,
-            "head": head, "lag_events": 0, "lag_seconds": 0.0, "running": True}  # fmt: skip
+            "head": head, "lag_events": 0, "lag_seconds": 0.0, "running": True, "waiting": None}  # fmt: skip
 
 
 def _row(name: str, kind: str, categories: Sequence[str], consumer: object, head: int, default: str) -> dict[str, Any]:
     running, transport = heartbeat.running(name)
     transport = transport or default
     # The relay reads the table whatever the consumers' transport is.
-    position = checkpoints.position_of(consumer, name, transport if consumer is not None else "table")
-    lag_events, lag_seconds = lag(position, categories)
+    position = coverage.position_on(consumer, name, transport if consumer is not None else "table")
+    lag_from, waiting = position, None
+    if isinstance(consumer, Batches):
+        # Its lag is what it has not been handed yet; what it holds back for its next write is `waiting`.
+        delivered = coverage.position_on(None, name, transport)
+        lag_from, waiting = max(delivered, position), consumer.waiting(delivered)
+    lag_events, lag_seconds = lag(lag_from, categories)
     return {"name": name, "kind": kind, "transport": transport, "checkpoint": position, "head": head,
-            "lag_events": lag_events, "lag_seconds": lag_seconds, "running": running}  # fmt: skip
+            "lag_events": lag_events, "lag_seconds": lag_seconds, "running": running,
+            "waiting": None if waiting is None else str(waiting)}  # fmt: skip
 
 
 def lag(position: int, categories: Sequence[str] = ()) -> tuple[int, float]:

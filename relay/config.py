@@ -29,6 +29,7 @@ OWN_SETTINGS = frozenset(
 )  # fmt: skip
 
 CART_STATE = "cart-state"
+PARTITIONER = "consistent_random"  # librdkafka's default: CRC-32 of the key
 
 
 def topic(category: str) -> str:
@@ -68,6 +69,8 @@ def producer() -> dict[str, Any]:
         # duplicate or reorder within a partition.
         "enable.idempotence": True,
         "acks": "all",
+        # Where a key goes is computed again by readers (relay/topics.py: partition_for): not an option.
+        "partitioner": PARTITIONER,
     }
 
 

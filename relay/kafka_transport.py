@@ -13,13 +13,15 @@ from collections.abc import Sequence
 from confluent_kafka import Consumer, Message, TopicPartition
 from django.conf import settings
 
+from consumers import checkpoints, registry
 from consumers.models import KafkaProgress
 from consumers.transports import Batch
+from eventlog.models import Event
 from eventlog.records import RecordedEvent
 
 from . import config
 from .contract import from_message
-from .topics import ensure_topics
+from .topics import ensure_topics, partition_for
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +88,29 @@ class KafkaTransport:
         if self.kafka is not None:
             self.kafka.close()
             self.kafka = None
+
+
+def covered(name: str, scan: int = 10_000) -> int:
+    """The last position P such that every event up to P that consumer `name` reads is applied.
+
+    The lowest per-partition progress alone would stall behind a quiet partition;
+    so from it, walk the log and stop at the first event of a category `name`
+    reads that its partition (`partition_for`, as the relay sent it) has not applied.
+    """
+    progress = {(topic.rsplit(".", 1)[-1], partition): position for topic, partition, position in
+                KafkaProgress.objects.filter(consumer=name).values_list("topic", "partition", "position")}  # fmt: skip
+    consumer = registry.find(name)
+    categories = tuple(consumer.categories) if consumer is not None else ()
+    reached = checkpoints.kafka_position(name)
+    later = Event.objects.filter(position__gt=reached).order_by("position").values_list("position", "stream_id")
+    for position, stream_id in later[:scan]:
+        category = stream_id.split("-", 1)[0]
+        if (not categories or category in categories) and progress.get(
+            (category, partition_for(stream_id)), 0
+        ) < position:
+            break
+        reached = position
+    return reached
 
 
 def _where(message: Message) -> tuple[str, int]:

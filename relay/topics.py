@@ -9,6 +9,7 @@ operator's decision (docs/scaling.md).
 """
 
 import logging
+import zlib
 from dataclasses import dataclass
 
 from confluent_kafka import KafkaException
@@ -29,6 +30,12 @@ class Mismatch:
 
     def __str__(self) -> str:
         return f"topic {self.topic}: {self.setting} is {self.actual}, settings want {self.wanted}"
+
+
+def partition_for(key: str) -> int:
+    """The partition the relay's producer sends `key` (a stream id) to: librdkafka's `consistent_random`
+    partitioner (CRC-32 of the key modulo the partition count), which relay/config.py fixes for the producer."""
+    return zlib.crc32(key.encode()) % settings.KAFKA_TOPIC_PARTITIONS
 
 
 def ensure_topics(timeout: float = 15.0) -> list[Mismatch]:
