@@ -5,15 +5,16 @@ Counted in the process as commands run: cart commands by type and outcome
 their latency. Read from the database at each scrape (ops/collector.py): every
 consumer's position, lag and heartbeat, the relay's backlog, claim decisions.
 
-No multiprocess mode: each process (each gunicorn worker) counts its own
-commands, and a scrape reaches one of them. Scrape every worker, or run one
-worker per container, to sum them (docs/scaling.md).
+Under gunicorn, prometheus_client runs in multiprocess mode (PROMETHEUS_MULTIPROC_DIR,
+set by gunicorn.conf.py): every worker writes its counts to files in that folder,
+and `scraped()` sums them, so any worker's /metrics shows the whole server's.
 """
 
+import os
 import time
 from dataclasses import dataclass, fields
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Counter, Histogram, multiprocess
 
 from carts import handler
 from carts.commands import CartCommand
@@ -37,6 +38,16 @@ COMMAND_SECONDS = Histogram(
     registry=REGISTRY,
 )
 REGISTRY.register(LogCollector())
+
+
+def scraped() -> CollectorRegistry:
+    """What /metrics shows: this process's registry, or under gunicorn every worker's counts summed."""
+    if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        return REGISTRY
+    every_worker = CollectorRegistry()
+    multiprocess.MultiProcessCollector(every_worker)
+    every_worker.register(LogCollector())  # read from the database: the same in every process
+    return every_worker
 
 
 @dataclass(frozen=True, kw_only=True)

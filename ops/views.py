@@ -6,13 +6,13 @@ from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from . import health
-from .metrics import REGISTRY
+from .metrics import scraped
 
 
 @never_cache
 @require_GET
 def metrics(request: HttpRequest) -> HttpResponse:
-    return HttpResponse(generate_latest(REGISTRY), content_type=CONTENT_TYPE_LATEST)
+    return HttpResponse(generate_latest(scraped()), content_type=CONTENT_TYPE_LATEST)
 
 
 @never_cache

@@ -1,0 +1,97 @@
+"""/metrics under real gunicorn with 2 workers: the command counters of every worker are summed,
+workers recycled by max_requests included, and a restarted server starts from zero."""
+
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from knox.models import AuthToken
+from prometheus_client.parser import text_string_to_metric_families
+
+from tests.kafka_broker import free_port
+from tests.processes import database_url
+
+pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+ROOT = Path(__file__).resolve().parents[2]
+STARTED = {"command": "StartCart", "outcome": "accepted", "reason": ""}
+
+
+@contextmanager
+def gunicorn(metrics_dir: Path, log: Path) -> Iterator[str]:
+    """gunicorn.conf.py's hooks as every run uses them; each worker is replaced after 4 requests."""
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "KAFKA_", "CELERY_"))},
+        "DATABASE_URL": database_url(), "DJANGO_SECRET_KEY": "test-only", "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
+        "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir), "LOG_LEVEL": "WARNING",
+    }  # fmt: skip
+    url = f"http://127.0.0.1:{free_port()}"
+    command = [
+        "gunicorn",
+        "cartlog.wsgi",
+        "--bind",
+        url.removeprefix("http://"),
+        "--workers",
+        "2",
+        "--max-requests",
+        "4",
+    ]
+    with open(log, "ab") as out:
+        process = subprocess.Popen([sys.executable, "-m", *command], cwd=ROOT, env=env, stdout=out, stderr=out)
+    try:
+        deadline = time.monotonic() + 60
+        while not answers(f"{url}/health/live"):
+            assert process.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=20) as response:
+            return bool(response.status == 200)
+    except OSError:  # refused, reset or timed out while the workers boot (URLError is one)
+        return False
+
+
+def start_carts(url: str, token: str, count: int) -> None:
+    for _ in range(count):
+        request = urllib.request.Request(f"{url}/api/carts", method="POST", headers={"Authorization": f"Token {token}"})
+        with urllib.request.urlopen(request, timeout=20) as response:
+            assert response.status == 201
+
+
+def started_carts(url: str) -> float:
+    with urllib.request.urlopen(f"{url}/metrics", timeout=20) as response:
+        text = response.read().decode()
+    for family in text_string_to_metric_families(text):
+        for found in family.samples:
+            if found.name == "cartlog_commands_total" and found.labels == STARTED:
+                return float(found.value)
+    return 0.0
+
+
+def test_metrics_sum_the_command_counters_of_every_gunicorn_worker(tmp_path: Path) -> None:
+    user = get_user_model().objects.create_user(username="metrics", password="a-long-passphrase")
+    _, token = AuthToken.objects.create(user=user)
+    metrics_dir, log = tmp_path / "metrics", tmp_path / "gunicorn.log"
+
+    with gunicorn(metrics_dir, log) as url:
+        start_carts(url, token, 3)
+    # A new server in the same folder starts from zero, not from the 3 of the last one.
+    with gunicorn(metrics_dir, log) as url:
+        start_carts(url, token, 20)
+        # 20 commands over 2 workers replaced every 4 requests: at least 5 processes counted some.
+        assert [started_carts(url) for _ in range(6)] == [20.0] * 6
+    counted_by = {path.name for path in metrics_dir.glob("counter_*.db")}
+    assert len(counted_by) >= 5, counted_by
