@@ -304,5 +304,6 @@ LOGGING = {
     # LOG_FORMAT=json: one JSON object per line (ops/logs.py), for a log shipper.
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    # py4j (PySpark's bridge to the JVM) says INFO for every connection it opens and closes.
+    "loggers": {"django.db.backends": {"level": "WARNING"}, "py4j": {"level": "WARNING"}},
 }
