@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The shop on the embedded defaults: SQLite file, consumers reading the event
-# table, Celery eager. Serves http://127.0.0.1:8000 until Ctrl-C.
+# table, Celery eager. Serves http://127.0.0.1:8000 (CARTLOG_PORT) until Ctrl-C.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh run
@@ -33,5 +33,6 @@ supervise expire_coupon_holds --every 60 &
 SWEEP=$!
 trap 'pkill -TERM -P "$CONSUMERS,$SWEEP" 2>/dev/null; kill -TERM $CONSUMERS $SWEEP 2>/dev/null; wait $CONSUMERS $SWEEP 2>/dev/null' EXIT INT TERM
 
-echo "cartlog: http://127.0.0.1:8000  (API docs at /api/docs/)"
-.venv/bin/gunicorn cartlog.wsgi --bind 127.0.0.1:8000 --workers 2 --threads 4 --access-logfile -
+PORT="${CARTLOG_PORT:-8000}"
+echo "cartlog: http://127.0.0.1:$PORT  (API docs at /api/docs/, admin at /admin/, metrics at /metrics)"
+.venv/bin/gunicorn cartlog.wsgi --bind "127.0.0.1:$PORT" --workers 2 --threads 4 --access-logfile -

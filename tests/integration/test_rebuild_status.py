@@ -42,7 +42,7 @@ def test_the_staff_page_shows_rebuilds_and_starts_one(seeded_catalog: None, staf
     assert page.status_code == 200
     assert b"cart_view" in page.content and b"verified" in page.content
     partial = staff_client.get("/staff/rebuilds/", headers={"HX-Request": "true"})
-    assert b"<table class=\"stack\">" in partial.content and b"<html" not in partial.content
+    assert b'<table class="stack">' in partial.content and b"<html" not in partial.content
 
 
 def test_the_staff_page_is_for_staff_only(db: None) -> None:
