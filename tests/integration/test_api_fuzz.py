@@ -68,12 +68,20 @@ def api_schema(db: None, settings) -> Iterator[schemathesis.BaseSchema]:  # type
 
 @pytest.fixture
 def new_token(db: None) -> Callable[[], str]:
-    """A fresh token for each request: the fuzzer revokes the one it sends to DELETE /api/auth/token."""
+    """A fresh user and token for each request: the fuzzer revokes the token it sends to
+    DELETE /api/auth/token, and forgets (deactivates) the user it sends to DELETE /api/accounts/me."""
+    from itertools import count
+
     from django.contrib.auth.models import User
     from knox.models import AuthToken
 
-    user = User.objects.create_user("fuzzer", password="not-a-common-one-42")
-    return lambda: str(AuthToken.objects.create(user=user)[1])
+    numbers = count(1)
+
+    def token() -> str:
+        user = User.objects.create(username=f"fuzzer{next(numbers)}")  # no password: no hashing per request
+        return str(AuthToken.objects.create(user=user)[1])
+
+    return token
 
 
 def fuzz(operation: schemathesis.APIOperation, new_token: Callable[[], str]) -> None:
