@@ -1,7 +1,8 @@
 """The relay loop: read committed events after the checkpoint, produce, confirm, advance.
 
 The checkpoint moves only over the longest run of events whose delivery the
-broker confirmed (acks=all), in the same order they were read. After a crash
+broker confirmed (acks=all), in the same order they were read; a few batches are
+in flight while the next is read and produced, and they settle in order. After a crash
 or an outage, everything after the checkpoint is sent again: consumers see an
 event at least once, never zero times, and drop repeats (relay/kafka_transport.py).
 """
@@ -9,7 +10,9 @@ event at least once, never zero times, and drop repeats (relay/kafka_transport.p
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 import psycopg
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
@@ -29,10 +32,30 @@ from .topics import ensure_topics
 
 log = logging.getLogger(__name__)
 NAME = "relay"
+# Batches produced and not yet settled. One would do if acks came back within a read; on a
+# busy broker they take longer (Tansu: ~50 ms), and a deeper window kept it fed (docs/benchmarks.md).
+IN_FLIGHT = 4
 
 
 class DeliveryIncompleteError(Exception):
     """Some events of a batch were not confirmed; the checkpoint stopped before them."""
+
+
+@dataclass(eq=False)
+class Batch:
+    """Events handed to the producer, and what the broker has said about them so far."""
+
+    after: int  # the checkpoint this batch starts after
+    events: list[RecordedEvent]
+    confirmed: set[int] = field(default_factory=set)  # positions acked (acks=all)
+    waiting: int = 0  # deliveries not yet reported, confirmed or failed
+
+    def on_delivery(self, error: KafkaError | None, position: int) -> None:
+        self.waiting -= 1
+        if error is None:
+            self.confirmed.add(position)
+        else:
+            log.warning("relay: delivery of position %d failed: %s", position, error)
 
 
 class Relay:
@@ -40,52 +63,66 @@ class Relay:
         self.batch_size = batch_size or settings.CONSUMER_BATCH_SIZE
         self.producer = Producer(config.producer())
         self.topics_ready = False
+        self.in_flight: deque[Batch] = deque()  # produced, oldest first, deliveries not yet settled
 
     def relay_batch(self, guard: Callable[[], None] | None = None) -> int:
-        """Send one batch; return how many events were confirmed (0: nothing to send).
+        """Read and produce the next batch; settle the oldest in flight once IN_FLIGHT are (or
+        when there is nothing new). Return how many events moved (0: nothing to send or settle).
 
-        `guard` (the lease's `verify`) runs in the checkpoint's transaction just before it moves.
+        New batches are read and produced while the broker is still acking older ones
+        (stop-and-wait cost the relay half its time: docs/benchmarks.md, relay); batches
+        settle in the order they were read, so the checkpoint still moves only over a
+        confirmed prefix. `guard` (the lease's `verify`) runs in the checkpoint's
+        transaction just before it moves. After any error nothing stays in flight: the
+        next call reads again from the checkpoint, and every batch after the failed
+        one is sent again too.
         """
         if not self.topics_ready:
             ensure_topics()
             self.topics_ready = True
-        after = checkpoints.position(NAME)
+        in_flight, self.in_flight = self.in_flight, deque()  # stays empty if anything below raises
+        after = in_flight[-1].events[-1].position if in_flight else checkpoints.position(NAME)
         events = store.read_all(after, self.batch_size)
-        if not events:
-            return 0
-        confirmed = self._send(events)
-        last = _last_confirmed_in_order(events, confirmed, after)
-        if last > after:
+        if events:
+            in_flight.append(self._produce_batch(after, events))
+        moved = len(events)
+        while in_flight and (len(in_flight) > IN_FLIGHT or not events):
+            settled = in_flight.popleft()
+            self._settle(settled, guard)
+            moved = moved or len(settled.events)
+        self.in_flight = in_flight
+        return moved
+
+    def _produce_batch(self, after: int, events: list[RecordedEvent]) -> Batch:
+        batch = Batch(after=after, events=events, waiting=len(events))
+        for event in events:
+            key, value, headers = to_message(event)
+            self._produce(config.topic(event.category), key, value, headers, event.position, batch)
+        return batch
+
+    def _settle(self, batch: Batch, guard: Callable[[], None] | None) -> None:
+        """Wait for every delivery report of `batch`, then move the checkpoint over its confirmed prefix."""
+        # Every message is confirmed or has failed within message.timeout.ms: re-sending
+        # while some are still in flight would only multiply duplicates.
+        next_warning = time.monotonic() + 1.0
+        while batch.waiting > 0:
+            self.producer.poll(0.1)
+            if batch.waiting > 0 and time.monotonic() >= next_warning:
+                log.warning("relay: %d messages still waiting for the broker", batch.waiting)
+                next_warning += 1.0
+        last = _last_confirmed_in_order(batch.events, batch.confirmed, batch.after)
+        if last > batch.after:
             with transaction.atomic():
                 if guard is not None:
                     guard()
-                checkpoints.advance(NAME, after, last)
-            log.debug("relay confirmed positions %d..%d", after + 1, last)
-        if last < events[-1].position:
-            raise DeliveryIncompleteError(f"confirmed up to position {last} of {events[-1].position}")
-        return len(events)
+                checkpoints.advance(NAME, batch.after, last)
+            log.debug("relay confirmed positions %d..%d", batch.after + 1, last)
+        if last < batch.events[-1].position:
+            raise DeliveryIncompleteError(f"confirmed up to position {last} of {batch.events[-1].position}")
 
-    def _send(self, events: Sequence[RecordedEvent]) -> set[int]:
-        confirmed: set[int] = set()
-
-        def on_delivery(error: KafkaError | None, message: Message, position: int) -> None:
-            if error is None:
-                confirmed.add(position)
-            else:
-                log.warning("relay: delivery of position %d failed: %s", position, error)
-
-        for event in events:
-            key, value, headers = to_message(event)
-            self._produce(config.topic(event.category), key, value, headers, event.position, on_delivery)
-        # Wait until every message is confirmed or has failed (message.timeout.ms):
-        # re-sending while some are still in flight would only multiply duplicates.
-        while (left := self.producer.flush(1.0)) > 0:
-            log.warning("relay: %d messages still waiting for the broker", left)
-        return confirmed
-
-    def _produce(self, topic, key, value, headers, position, on_delivery) -> None:  # type: ignore[no-untyped-def]
+    def _produce(self, topic, key, value, headers, position, batch) -> None:  # type: ignore[no-untyped-def]
         def callback(error: KafkaError | None, message: Message) -> None:
-            on_delivery(error, message, position)
+            batch.on_delivery(error, position)
 
         while True:
             try:
