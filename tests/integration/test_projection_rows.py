@@ -114,6 +114,13 @@ def test_cart_view_ignores_a_second_delivery_of_the_log() -> None:
     assert cart_rows() == CART_ROWS
 
 
+def test_cart_view_keeps_a_row_when_the_start_of_its_stream_is_delivered_again() -> None:
+    cart_view.apply(CART_LOG)
+    cart_view.apply(CART_LOG[:3])  # c1 from version 1 (folded without reading its row), ending at 3 of 7
+
+    assert cart_rows() == CART_ROWS
+
+
 # Three carts. COF's counters all differ from one another, so swapping any two of them
 # changes its row; KIT is the SKU whose quantity is lowered.
 ACTIVITY_LOG = [
