@@ -4,8 +4,9 @@
 2. exports the catalog to Parquet beside it, `<archive>/catalog/catalog.parquet`,
    where every executor reads it (the jobs never read the database);
 3. runs every job's transform in ONE Spark session over the archive up to its
-   checkpoint, which becomes `covers_position`, and stops that session, so the
-   cluster's cores are free for the next application;
+   checkpoint, which becomes `covers_position`, reading and parsing the archive
+   once for all of them, and stops that session, so the cluster's cores are free
+   for the next application;
 4. loads every view into its read table in one transaction, replace-all per view,
    so a reader sees the previous run or this one, never a mix.
 
@@ -94,14 +95,12 @@ def run_all(progress: Progress | None = None, *, spark: SparkSession | None = No
     owned = spark is None and SparkSession.getActiveSession() is None
     session = spark or common.spark_session("cartlog-analytics", settings.SPARK_MASTER)
     try:
-        events = common.read_archive(session, archive_root(), through=covers).cache()
-        try:
-            events_read = events.count()
-            say(f"spark: read {events_read} archived events through position {covers} ({session.sparkContext.master})")
+        events = common.read_archive(session, archive_root(), through=covers)
+        events_read = events.count()  # reads the position column alone
+        say(f"spark: read {events_read} archived events through position {covers} ({session.sparkContext.master})")
+        with common.cart_events_cached(events):  # the archive parsed once, for every job
             outputs = run_jobs(events, common.read_catalog(session, catalog_path))
-            collected = {name: [row.asDict() for row in frame.collect()] for name, frame in outputs.items()}
-        finally:
-            events.unpersist()
+            collected = {name: [row.asDict() for row in rows] for name, rows in common.collect_all(outputs).items()}
     finally:
         if owned:
             # Frees the cluster's cores and memory for the next application (a standalone master
@@ -122,7 +121,11 @@ def run_all(progress: Progress | None = None, *, spark: SparkSession | None = No
 
 
 def run_jobs(events: DataFrame, catalog: DataFrame) -> dict[str, DataFrame]:
-    """Every job's outputs by name (the names of TABLES)."""
+    """Every job's outputs by name (the names of TABLES).
+
+    A job takes the raw archived events and parses them with `common.cart_events`;
+    `run_all` runs this inside `common.cart_events_cached`, so that parse is shared.
+    """
     abandoned = abandoned_job.transform(
         events,
         after_seconds=settings.ABANDONED_CART_AFTER_SECONDS,

@@ -9,11 +9,13 @@ and `covers_position` is exact.
 
 import argparse
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
-from pyspark import SparkConf
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark import SparkConf, StorageLevel
+from pyspark.sql import Column, DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
@@ -75,7 +77,10 @@ CART_DATA_SCHEMA = T.StructType(
 
 
 def spark_session(app_name: str = "cartlog", master: str | None = None, **conf: str) -> SparkSession:
-    """A session in UTC (event days are UTC days) on `master_for(master)`; the caller stops it when done."""
+    """A session in UTC (event days are UTC days) on `master_for(master)`; the caller stops it when done.
+
+    Shuffles are sized to the cluster (`size_shuffles`) unless `conf` sets them.
+    """
     builder = (
         SparkSession.builder.appName(app_name)
         .config("spark.sql.session.timeZone", "UTC")
@@ -84,9 +89,35 @@ def spark_session(app_name: str = "cartlog", master: str | None = None, **conf: 
     chosen = master_for(master)
     if chosen is not None:
         builder = builder.master(chosen)
-    for key, value in conf.items():
+    for key, value in {**PERFORMANCE, **conf}.items():
         builder = builder.config(key, value)
-    return builder.getOrCreate()
+    session = builder.getOrCreate()
+    if SHUFFLE_PARTITIONS not in conf:
+        size_shuffles(session)
+    return session
+
+
+SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
+# Adaptive execution merges small shuffle partitions and picks join strategies from the
+# sizes it sees (on by default since Spark 3.2; said here because the jobs rely on it).
+PERFORMANCE = {
+    "spark.sql.adaptive.enabled": "true",
+    "spark.sql.adaptive.coalescePartitions.enabled": "true",
+}
+TASKS_PER_CORE = 2  # the tuning guide's 2-3: a slow task does not hold a whole stage back
+
+
+def size_shuffles(session: SparkSession) -> int:
+    """`spark.sql.shuffle.partitions` from the cores the application has, not Spark's fixed 200.
+
+    The jobs' shuffles are aggregates of a few MB per million events: with 200
+    partitions on two cores most of a stage's time was scheduling empty tasks
+    (docs/benchmarks.md, Spark). Adaptive execution can merge partitions, not split them,
+    so this is the upper end: two tasks per core.
+    """
+    partitions = max(TASKS_PER_CORE * session.sparkContext.defaultParallelism, 2)
+    session.conf.set(SHUFFLE_PARTITIONS, str(partitions))
+    return partitions
 
 
 def master_for(master: str | None) -> str | None:
@@ -144,6 +175,37 @@ def cart_events(events: DataFrame) -> DataFrame:
             F.col("d.lines").alias("lines"),
         )
     )
+
+
+@contextmanager
+def cart_events_cached(events: DataFrame) -> Iterator[DataFrame]:
+    """`cart_events(events)`, parsed once and kept in memory while the block runs.
+
+    Every job calls `cart_events(events)` itself; Spark answers a plan it has cached
+    from the cache, so inside this block the archive is read and its JSON parsed once
+    for all of them (and for every view of each), not once per view.
+    """
+    cart = cart_events(events).persist(StorageLevel.MEMORY_AND_DISK)
+    cart.count()  # filled now, in one pass: jobs started together would each parse what is missing
+    try:
+        yield cart
+    finally:
+        cart.unpersist()
+
+
+def collect_all(outputs: dict[str, DataFrame]) -> dict[str, list[Row]]:
+    """Every output's rows, the Spark jobs submitted together from threads of the driver.
+
+    On small data a view's time is the scheduler's round trips, not work on the cores:
+    run one after another, the views of a 1,000-event archive took longer than
+    starting the session. Together they share the cores as Spark schedules them; each
+    view's rows are its own job's, the same as collected alone.
+    """
+    if not outputs:
+        return {}
+    with ThreadPoolExecutor(max_workers=len(outputs), thread_name_prefix="collect") as pool:
+        futures = {name: pool.submit(frame.collect) for name, frame in outputs.items()}
+        return {name: future.result() for name, future in futures.items()}
 
 
 def money(column: Column) -> Column:

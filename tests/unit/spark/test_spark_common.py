@@ -1,0 +1,54 @@
+"""How a run uses Spark: shuffles sized to the cores, the archive parsed once for every job,
+the views collected together with the rows each has alone."""
+
+from collections.abc import Iterator
+
+import pytest
+from pyspark.sql import DataFrame, SparkSession
+
+from spark_jobs import analytics, common, recommendations
+from tests.spark_session import catalog_frame, events_frame
+from tests.unit.spark.test_spark_analytics import CATALOG, LOG
+
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture
+def shuffle_setting(spark: SparkSession) -> Iterator[None]:
+    before = spark.conf.get(common.SHUFFLE_PARTITIONS) or "2"
+    yield
+    spark.conf.set(common.SHUFFLE_PARTITIONS, before)
+
+
+def reads_the_cache(frame: DataFrame) -> bool:
+    return "InMemoryRelation" in frame._jdf.queryExecution().withCachedData().toString()
+
+
+def test_shuffles_get_two_partitions_per_core_of_the_session(spark: SparkSession, shuffle_setting: None) -> None:
+    assert spark.sparkContext.defaultParallelism == 2  # the tests' local[2]
+
+    assert common.size_shuffles(spark) == 4
+    assert spark.conf.get(common.SHUFFLE_PARTITIONS) == "4"
+
+
+def test_inside_cart_events_cached_every_job_reads_the_parsed_events_from_the_cache(spark: SparkSession) -> None:
+    events = events_frame(spark, LOG)
+    views = analytics.transform(events, catalog_frame(spark, CATALOG))
+    assert not reads_the_cache(views["summary"])
+
+    with common.cart_events_cached(events):
+        views = analytics.transform(events, catalog_frame(spark, CATALOG))
+        baskets = recommendations.baskets(common.cart_events(events))
+        assert all(reads_the_cache(frame) for frame in views.values())
+        assert reads_the_cache(baskets)
+
+    assert not reads_the_cache(analytics.transform(events, catalog_frame(spark, CATALOG))["summary"])
+
+
+def test_views_collected_together_have_the_rows_each_has_alone(spark: SparkSession) -> None:
+    views = analytics.transform(events_frame(spark, LOG), catalog_frame(spark, CATALOG))
+
+    together = common.collect_all(views)
+
+    assert together == {name: frame.collect() for name, frame in views.items()}
+    assert together["summary"][0].carts_started == 4
