@@ -55,7 +55,10 @@ class CartState:
     coupon: str | None = None
 
     def line(self, sku: str) -> Line | None:
-        return next((line for line in self.lines if line.sku == sku), None)
+        for line in self.lines:  # a loop, not next(<generator>): a tenth of a rebuild's time was spent here
+            if line.sku == sku:
+                return line
+        return None
 
     @property
     def subtotal(self) -> Decimal:
