@@ -4,8 +4,9 @@
 
 Throughput: a log of N cart events (whole carts, decided by the real decider)
 is relayed from position 0 into fresh topics by `relay.relay.Relay` (read the
-log after the checkpoint, produce idempotently with acks=all, wait for every
-ack, advance the checkpoint), at the default batch size and a larger one. The
+log after the checkpoint, produce idempotently with acks=all while up to
+`IN_FLIGHT` earlier batches wait for their acks, advance the checkpoint over
+each batch once it is confirmed), at the default batch size and a larger one. The
 baseline, side by side in the same round: a plain confluent-kafka producer
 loop with the same producer settings sending the same messages, already
 serialized and in memory (no database).
