@@ -98,7 +98,7 @@ def run_all(progress: Progress | None = None, *, spark: SparkSession | None = No
         events = common.read_archive(session, archive_root(), through=covers)
         events_read = events.count()  # reads the position column alone
         say(f"spark: read {events_read} archived events through position {covers} ({session.sparkContext.master})")
-        with common.cart_events_cached(events):  # the archive parsed once, for every job
+        with common.cart_events_cached(events, REUSED):  # the archive parsed once, for every job
             outputs = run_jobs(events, common.read_catalog(session, catalog_path))
             collected = {name: [row.asDict() for row in rows] for name, rows in common.collect_all(outputs).items()}
     finally:
@@ -120,11 +120,16 @@ def run_all(progress: Progress | None = None, *, spark: SparkSession | None = No
     )  # fmt: skip
 
 
+# What the jobs build alike from the parsed cart events, cached once per run.
+REUSED = (*analytics_job.REUSED, *recommendations_job.REUSED)
+
+
 def run_jobs(events: DataFrame, catalog: DataFrame) -> dict[str, DataFrame]:
     """Every job's outputs by name (the names of TABLES).
 
     A job takes the raw archived events and parses them with `common.cart_events`;
-    `run_all` runs this inside `common.cart_events_cached`, so that parse is shared.
+    `run_all` runs this inside `common.cart_events_cached`, so that parse is shared
+    (and the parts in REUSED).
     """
     abandoned = abandoned_job.transform(
         events,

@@ -98,7 +98,7 @@ def measure(spark: Any, root: Path, through: int, rounds: int) -> dict[str, Any]
     events = common.read_archive(spark, root, through)
 
     def spark_jobs(clock: Callable[[str], None]) -> dict[str, Any]:
-        with common.cart_events_cached(events):
+        with common.cart_events_cached(events, [*analytics.REUSED, *recommendations.REUSED]):
             views = common.collect_all(analytics.transform(events, catalog))
             clock("Spark analytics")
             rules = recommendations.transform(events)["recommendations"].collect()
@@ -155,7 +155,7 @@ def one_run(archive: str, master: str) -> None:
         [(s, n, c, __import__("decimal").Decimal(p)) for s, n, c, p in catalog_rows()], common.CATALOG_SCHEMA
     )
     events = common.read_archive(spark, archive)
-    with common.cart_events_cached(events):
+    with common.cart_events_cached(events, [*analytics.REUSED, *recommendations.REUSED]):
         common.collect_all({**analytics.transform(events, catalog), **recommendations.transform(events)})
     spark.stop()
 

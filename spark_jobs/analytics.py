@@ -65,6 +65,11 @@ def carts(cart: DataFrame) -> DataFrame:
     )
 
 
+# Built alike by several views (summary, funnel, checkout time): a run caches it once
+# (common.cart_events_cached).
+REUSED = (carts,)
+
+
 def _funnel_counts() -> list[F.Column]:
     return [
         F.count(F.lit(1)).cast("long").alias("carts_started"),

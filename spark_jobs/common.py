@@ -9,7 +9,7 @@ and `covers_position` is exact.
 
 import argparse
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -178,19 +178,24 @@ def cart_events(events: DataFrame) -> DataFrame:
 
 
 @contextmanager
-def cart_events_cached(events: DataFrame) -> Iterator[DataFrame]:
-    """`cart_events(events)`, parsed once and kept in memory while the block runs.
+def cart_events_cached(
+    events: DataFrame, reused: Sequence[Callable[[DataFrame], DataFrame]] = ()
+) -> Iterator[DataFrame]:
+    """`cart_events(events)`, parsed once and kept in memory while the block runs, and
+    `part(cart events)` for each of `reused` (what several views of a job build alike).
 
     Every job calls `cart_events(events)` itself; Spark answers a plan it has cached
     from the cache, so inside this block the archive is read and its JSON parsed once
     for all of them (and for every view of each), not once per view.
     """
     cart = cart_events(events).persist(StorageLevel.MEMORY_AND_DISK)
+    parts = [part(cart).persist(StorageLevel.MEMORY_AND_DISK) for part in reused]
     cart.count()  # filled now, in one pass: jobs started together would each parse what is missing
     try:
         yield cart
     finally:
-        cart.unpersist()
+        for frame in [*parts, cart]:
+            frame.unpersist()
 
 
 def collect_all(outputs: dict[str, DataFrame]) -> dict[str, list[Row]]:

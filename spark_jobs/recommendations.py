@@ -46,6 +46,11 @@ def baskets(cart: DataFrame) -> DataFrame:
     )
 
 
+# FP-Growth, the co-occurrence pairs and their counts all read the orders: a run caches them
+# once (common.cart_events_cached).
+REUSED = (baskets,)
+
+
 def association_rules(orders: DataFrame, *, min_support: float, min_confidence: float) -> DataFrame:
     """FP-Growth's single-item rules X -> Y as RULE_COLUMNS rows."""
     if orders.isEmpty():

@@ -24,6 +24,12 @@ def reads_the_cache(frame: DataFrame) -> bool:
     return "InMemoryRelation" in frame._jdf.queryExecution().withCachedData().toString()
 
 
+def is_cached(frame: DataFrame) -> bool:
+    """This very plan (not only a part of it) is answered from Spark's cache."""
+    manager = frame.sparkSession._jsparkSession.sharedState().cacheManager()
+    return bool(manager.lookupCachedData(frame._jdf).isDefined())
+
+
 def test_shuffles_get_two_partitions_per_core_of_the_session(spark: SparkSession, shuffle_setting: None) -> None:
     assert spark.sparkContext.defaultParallelism == 2  # the tests' local[2]
 
@@ -36,13 +42,15 @@ def test_inside_cart_events_cached_every_job_reads_the_parsed_events_from_the_ca
     views = analytics.transform(events, catalog_frame(spark, CATALOG))
     assert not reads_the_cache(views["summary"])
 
-    with common.cart_events_cached(events):
+    with common.cart_events_cached(events, [analytics.carts, recommendations.baskets]):
         views = analytics.transform(events, catalog_frame(spark, CATALOG))
-        baskets = recommendations.baskets(common.cart_events(events))
         assert all(reads_the_cache(frame) for frame in views.values())
-        assert reads_the_cache(baskets)
+        assert is_cached(common.cart_events(events))
+        assert is_cached(analytics.carts(common.cart_events(events)))
+        assert is_cached(recommendations.baskets(common.cart_events(events)))
 
     assert not reads_the_cache(analytics.transform(events, catalog_frame(spark, CATALOG))["summary"])
+    assert not is_cached(recommendations.baskets(common.cart_events(events)))
 
 
 def test_views_collected_together_have_the_rows_each_has_alone(spark: SparkSession) -> None:
