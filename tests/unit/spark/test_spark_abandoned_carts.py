@@ -4,6 +4,7 @@ of tests/abandoned_log.py: the same set the live consumer finds (tests/integrati
 from datetime import UTC, datetime
 from decimal import Decimal
 
+import pytest
 from pyspark.sql import SparkSession
 from pyspark.testing import assertDataFrameEqual
 
@@ -13,6 +14,7 @@ from spark_jobs import abandoned_carts
 from tests.abandoned_log import CARTS, LOG, minute
 from tests.spark_session import events_frame
 
+pytestmark = pytest.mark.spark
 THIRTY_MINUTES, FIVE_MINUTES = 30 * 60, 5 * 60
 
 
