@@ -52,12 +52,14 @@ def _sqlite_copy(cursor: Any, live: str, shadow: str) -> list[str]:
             statements.insert(0, re.sub(r'^CREATE TABLE\s+"?\w+"?', f'CREATE TABLE "{shadow}"', sql))
         elif kind == "index":
             head = r'INDEX\s+"?' + re.escape(name) + r'"?\s+ON\s+"?' + re.escape(live) + '"?'
-            statements.append(re.sub(head, f'INDEX "{_shadow_index(name)}" ON "{shadow}"', sql, count=1))
+            statements.append(re.sub(head, f'INDEX "{_shadow_index(name, shadow)}" ON "{shadow}"', sql, count=1))
     return statements
 
 
-def _shadow_index(name: str) -> str:
-    return f"{name}__rb"
+def _shadow_index(name: str, shadow: str) -> str:
+    # SQLite's index names are one namespace for the whole database: named after the copy too,
+    # so two copies of one table (a rebuild's shadow, the fault lab's mirror) never collide.
+    return f"{name}__{shadow}"
 
 
 def swap(live: str, shadow: str, *, using: str = "default") -> None:

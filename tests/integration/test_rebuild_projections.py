@@ -114,3 +114,15 @@ def test_rebuild_projection_command_verifies_then_swaps(shop_log: None, capsys: 
 
     call_command("rebuild_projection", "cart_view", "--no-progress", "--batch-size", "30")
     assert "swapped in" in capsys.readouterr().out
+
+
+def test_two_copies_of_a_table_with_indexes_can_exist_at_once(db: None) -> None:
+    # The fault lab keeps a mirror of each async view while a rebuild makes its shadow: on SQLite,
+    # whose index names are one namespace for the whole database, the copies' indexes must not collide.
+    try:
+        shadow.create("projection_order_history", "copy_one")
+        shadow.create("projection_order_history", "copy_two")
+        assert shadow.exists("copy_one") and shadow.exists("copy_two")
+    finally:
+        shadow.drop("copy_one")
+        shadow.drop("copy_two")
