@@ -30,6 +30,8 @@ DEBUG = env_bool("DJANGO_DEBUG", False)
 DEMO = env_bool("CARTLOG_DEMO", DEBUG)
 # The fault lab (/staff/lab/, `manage.py lab`, docs/fault-lab.md): on in the demo, off unless asked otherwise.
 LAB_ENABLED = env_bool("CARTLOG_LAB", DEMO)
+# The longest the lab holds a transaction open: it holds back every reader of the whole server.
+LAB_HOLD_MAX_SECONDS = float(os.environ.get("CARTLOG_LAB_HOLD_MAX_SECONDS", "120"))
 # No built-in fallback outside DEBUG: a well-known key signs forgeable sessions (docs/security.md).
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
 if not SECRET_KEY:

@@ -4,6 +4,7 @@ A switch is a row (`FaultSwitch`), so a page or a command in one process flips i
 `run_consumers` in another. Off unless `settings.LAB_ENABLED`: then the runner's transport
 is wrapped in `FaultyTransport`, which pauses a consumer, crashes its batch after the
 handler and before the commit, or hands one batch out twice; `gated` stops the relay.
+The hold switch is obeyed by the lab's holder, beside the consumers (lab/holder.py).
 """
 
 import logging
@@ -32,6 +33,7 @@ class Fault(StrEnum):
     DUPLICATE = "duplicate"  # its next batch is handed out twice (fires once)
     RELAY = "relay"  # the relay stops: nothing new reaches Kafka
     VALIDATOR = "validator"  # the claim validator pauses: sign-ups wait
+    HOLD = "hold"  # an order is appended and its transaction held open (lab/holder.py)
 
 
 class LabCrashError(Exception):

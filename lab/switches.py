@@ -7,6 +7,7 @@ obeys them (consumers/faults.py owns the table), the holder holds (lab/holder.py
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.db import connection
 
 from consumers import registry
 from consumers.faults import Fault, switches, turn
@@ -41,6 +42,10 @@ CATALOG = (
            "The next batch is handed to the consumer a second time (fires once, then turns itself off).\n"
            "Watch the view: the repeat is refused by the checkpoint and changes nothing.",
            "deliver-the-next-batch-twice", takes_consumer=True),
+    Switch(Fault.HOLD, "Hold a transaction open",
+           "An order is appended and its transaction kept open (PostgreSQL only); other orders commit after it.\n"
+           "Watch every position stop before the held order and the lag grow; switch off and nothing was skipped.",
+           "hold-a-transaction-open"),
     Switch(Fault.RELAY, "Stop the relay",
            "Nothing new reaches Kafka; the shop still commits, the log is the outbox.\n"
            "Watch the relay's position stop; switch off and it sends everything after it.",
@@ -75,12 +80,26 @@ def consumer_names() -> list[str]:
 
 def turn_on(name: str, consumer: str = "") -> Switch:
     switch = _known(name)
+    if reason := impossible_here(switch, connection.vendor):
+        raise LabError(reason)
     if switch.takes_consumer:
         consumer = consumer or "order_history"
         if consumer not in consumer_names():
             raise LabError(f"unknown consumer {consumer!r} ({', '.join(consumer_names())})")
     turn(switch.fault, True, consumer if switch.takes_consumer else "")
     return switch
+
+
+def impossible_here(switch: Switch, vendor: str) -> str | None:
+    """Why `switch` cannot show what it claims on this database, or None."""
+    # SQLite has one writer at a time: a held write transaction would block every command (the
+    # shop would freeze) instead of showing a reader waiting at a gap, which only PostgreSQL has.
+    if switch.fault is Fault.HOLD and vendor != "postgresql":
+        return (
+            "holding a transaction open needs PostgreSQL: on SQLite a held write blocks every other "
+            "command, and positions commit in order, so there is no gap for a reader to wait at"
+        )
+    return None
 
 
 def turn_off(name: str) -> Switch:

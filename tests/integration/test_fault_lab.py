@@ -2,6 +2,7 @@
 `run_relay`) in another: its effect shows, and once it is flipped back the consumers catch up and every
 invariant the lab checks holds (docs/fault-lab.md)."""
 
+import re
 import time
 from decimal import Decimal
 from pathlib import Path
@@ -17,6 +18,7 @@ from consumers import checkpoints, status
 from consumers.faults import Fault, switches
 from consumers.models import Heartbeat
 from eventlog import store
+from eventlog.models import Event
 from lab import invariants
 from projections.models import OrderHistory, ProductActivity
 from tests.fault_helpers import start_manage, stop, wait_for
@@ -123,6 +125,68 @@ def test_a_batch_delivered_twice_changes_nothing(catalog: None, tmp_path: Path) 
         code = stop(process)
     assert code == 0
     assert "checkpoint of product_activity moved under its batch" in (tmp_path / "process.log").read_text()
+
+
+def held() -> tuple[str, int]:
+    """The held order and its position, as the holder's note says them."""
+    found = re.search(r"holding order (\S+) at position (\d+)", switches()[Fault.HOLD].note)
+    assert found, switches()[Fault.HOLD].note
+    return found[1], int(found[2])
+
+
+def test_a_held_transaction_stops_every_reader_before_it_and_nothing_after_it_is_skipped(
+    catalog: None, tmp_path: Path
+) -> None:
+    process = started(tmp_path, "run_consumers", "--only", "order_history", running="order_history")
+    try:
+        first = place_an_order()
+        wait_for(lambda: OrderHistory.objects.filter(order_id=first).exists(), what="a first order")
+        call_command("lab", "on", "hold")
+        wait_for(lambda: "holding order" in switches()[Fault.HOLD].note, what="the holder holding an order")
+        held_order, held_at = held()
+        # The holder's cart was started and filled (two events, committed) just before the held checkout.
+        wait_for(lambda: checkpoints.read_position("order_history") == held_at - 1, what="the reader at the gap")
+        started_placing = time.monotonic()
+        later = [place_an_order() for _ in range(2)]
+        assert time.monotonic() - started_placing < 10  # other commands commit around the held one
+        assert Event.objects.filter(position__gt=held_at).count() == 6  # committed after the held order
+        assert not Event.objects.filter(position=held_at).exists()  # which nobody else can see yet
+        time.sleep(WATCH)
+        assert checkpoints.read_position("order_history") == held_at - 1  # it waits; it does not skip the gap
+        assert not OrderHistory.objects.filter(order_id__in=later).exists()
+        assert status.lag(held_at - 1, ("cart",))[0] == 6  # the two later orders, three events each
+        assert_invariants_hold()
+        call_command("lab", "off", "hold")
+        wait_for(lambda: OrderHistory.objects.filter(order_id__in=[held_order, *later]).count() == 3, what="all 3")
+        wait_for(lambda: "released order" in switches()[Fault.HOLD].note, what="the holder's release note")
+        assert "(switched off)" in switches()[Fault.HOLD].note
+        assert Event.objects.get(position=held_at).type == "CheckedOut"
+        order = OrderHistory.objects.get(order_id=held_order)
+        assert (order.account, order.position) == ("fault-lab", held_at)
+        assert_invariants_hold()
+    finally:
+        call_command("lab", "off", "hold")
+        code = stop(process)
+    assert code == 0
+
+
+def test_a_hold_ends_by_itself_after_its_limit(catalog: None, tmp_path: Path) -> None:
+    process = started(
+        tmp_path, "run_consumers", "--only", "order_history", running="order_history", CARTLOG_LAB_HOLD_MAX_SECONDS="2"
+    )
+    try:
+        call_command("lab", "on", "hold")
+        wait_for(lambda: "holding order" in switches()[Fault.HOLD].note, what="the holder holding an order")
+        held_order, _ = held()
+        wait_for(lambda: not switches()[Fault.HOLD].on, what="the switch turning itself off")
+        assert "LAB_HOLD_MAX_SECONDS (2 s) reached" in switches()[Fault.HOLD].note
+        wait_for(lambda: OrderHistory.objects.filter(order_id=held_order).exists(), what="the held order, committed")
+        time.sleep(SETTLE * 2)
+        assert switches()[Fault.HOLD].fired == 1  # held once per switch-on, not again
+        assert_invariants_hold()
+    finally:
+        code = stop(process)
+    assert code == 0
 
 
 def test_sign_ups_answer_202_while_the_validator_is_stopped_and_resolve_after(tmp_path: Path, settings) -> None:

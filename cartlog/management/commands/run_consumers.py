@@ -6,9 +6,11 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import connection
 
 from consumers import faults, registry, runner
 from consumers.supervisor import FatalError, Supervisor
+from lab.holder import Holder
 from rebuilds import background
 from relay.relay import run_forever
 
@@ -49,6 +51,9 @@ class Command(BaseCommand):
         if kind == "kafka" and not options["only"] and settings.KAFKA_BOOTSTRAP_SERVERS:
             # It feeds the Kafka transport; its lease keeps it single however many processes start one.
             supervisor.start("relay", lambda: faults.gated(faults.Fault.RELAY, run_forever, stop))
+        if settings.LAB_ENABLED and connection.vendor == "postgresql":
+            # The fault lab's "hold a transaction open" switch is obeyed here, beside the consumers.
+            supervisor.start("fault lab holder", Holder(stop))
         # Beside the consumers, once: rebuild, blue/green, each view whose code VERSION is newer (rebuilds/).
         background.start(stop)
         try:
