@@ -5,16 +5,23 @@ by the projection's own `apply` from the log, with its position in a checkpoint 
 compare, one snapshot reads the view's checkpoint P, brings the mirror to exactly P and compares the
 two tables row by row (`rebuilds/verify.py: compare`): a view and its checkpoint commit together,
 so in one snapshot a correct view equals its mirror, however far behind the head it is.
+
+On the Kafka transport a view's position is the longest prefix of the log it has surely applied
+(consumers/coverage.py); its partitions interleave, so it also holds events past that prefix
+from partitions further ahead. Those are added to the mirror for the comparison only, in a
+savepoint rolled back after it: the mirror itself keeps to the prefix.
 """
 
 from django.db import connection, transaction
 
-from consumers import checkpoints
+from consumers import coverage, heartbeat, registry
 from consumers.models import Checkpoint
 from eventlog import store
+from eventlog.records import RecordedEvent
 from projections.registry import Projection
 from rebuilds import shadow
 from rebuilds.verify import RowDifference, compare
+from relay import kafka_transport
 
 BATCH = 1000
 
@@ -27,9 +34,25 @@ def differences(projection: Projection) -> tuple[int, list[RowDifference]]:
     """(the view's position, the rows where it differs from the log folded up to that position)."""
     with transaction.atomic():
         one_snapshot()  # the view, its checkpoint and the mirror as of one instant
-        position = checkpoints.read_position(projection.NAME)
+        transport = heartbeat.running(projection.NAME)[1] or registry.default_transport()
+        position = coverage.position_on(registry.find(projection.NAME), projection.NAME, transport)
         _bring_to(projection, position)
-        return position, compare(projection, mirror_name(projection))
+        if transport != "kafka":
+            return position, compare(projection, mirror_name(projection))
+        with transaction.atomic():  # a savepoint, rolled back below
+            projection.apply(_applied_beyond(projection, position), mirror_name(projection))
+            found = compare(projection, mirror_name(projection))
+            transaction.set_rollback(True)
+        return position, found
+
+
+def _applied_beyond(projection: Projection, position: int) -> list[RecordedEvent]:
+    found: list[RecordedEvent] = []
+    after = position
+    while events := store.read_all(after, BATCH, categories=projection.CATEGORIES or None):
+        found += kafka_transport.applied_beyond(projection.NAME, position, events)
+        after = events[-1].position
+    return found
 
 
 def one_snapshot() -> None:

@@ -113,6 +113,19 @@ def covered(name: str, scan: int = 10_000) -> int:
     return reached
 
 
+def applied_beyond(name: str, position: int, events: Sequence[RecordedEvent]) -> list[RecordedEvent]:
+    """Of `events` (after `covered(name)`), those consumer `name` has applied all the same: partitions
+    interleave, so a partition ahead of the covered prefix has applied its events past it."""
+    progress = {(topic.rsplit(".", 1)[-1], partition): reached for topic, partition, reached in
+                KafkaProgress.objects.filter(consumer=name).values_list("topic", "partition", "position")}  # fmt: skip
+    return [
+        event
+        for event in events
+        if event.position > position
+        and progress.get((event.stream_id.split("-", 1)[0], partition_for(event.stream_id)), 0) >= event.position
+    ]
+
+
 def _where(message: Message) -> tuple[str, int]:
     return str(message.topic()), int(message.partition() or 0)
 

@@ -170,6 +170,35 @@ def test_a_held_transaction_stops_every_reader_before_it_and_nothing_after_it_is
     assert code == 0
 
 
+@pytest.mark.kafka
+def test_a_held_transaction_stops_the_relay_before_it_and_kafka_gets_every_event_once(
+    catalog: None, kafka: Broker, tmp_path: Path
+) -> None:
+    env = {"KAFKA_BOOTSTRAP_SERVERS": kafka.bootstrap, "KAFKA_TOPIC_PREFIX": django_settings.KAFKA_TOPIC_PREFIX}
+    relay = started(tmp_path, "run_relay", running="relay", **env)
+    consumers = started(
+        tmp_path, "run_consumers", "--only", "order_history", "--transport", "kafka", running="order_history", **env
+    )
+    try:
+        call_command("lab", "on", "hold")
+        wait_for(lambda: "holding order" in switches()[Fault.HOLD].note, what="the holder holding an order")
+        held_order, held_at = held()
+        wait_for(lambda: relay_checkpoint() == held_at - 1, what="the relay at the gap")
+        later = [place_an_order() for _ in range(2)]
+        time.sleep(WATCH)
+        assert relay_checkpoint() == held_at - 1  # nothing after the hole reaches Kafka before the hole
+        assert not OrderHistory.objects.filter(order_id__in=later).exists()
+        call_command("lab", "off", "hold")
+        wait_for(lambda: OrderHistory.objects.filter(order_id__in=[held_order, *later]).count() == 3, what="all 3")
+        assert relay_checkpoint() == store.head_position() == held_at + 6
+        assert_every_event_in_kafka_in_per_key_order()
+        assert_invariants_hold()
+    finally:
+        call_command("lab", "off", "hold")
+        codes = stop(consumers), stop(relay)
+    assert codes == (0, 0)
+
+
 def test_a_hold_ends_by_itself_after_its_limit(catalog: None, tmp_path: Path) -> None:
     process = started(
         tmp_path, "run_consumers", "--only", "order_history", running="order_history", CARTLOG_LAB_HOLD_MAX_SECONDS="2"
