@@ -56,6 +56,8 @@ class KafkaTransport:
                 continue  # a repeat: applied before
             progress[where] = event.position
             events.append(event)
+        if repeats := len(messages) - len(events):
+            log.info("%s: dropped %d repeated message(s), at or below what it applied", consumer, repeats)
         if not events:
             self._confirm(kafka)
             return Batch(events=[])

@@ -218,6 +218,34 @@ def test_a_hold_ends_by_itself_after_its_limit(catalog: None, tmp_path: Path) ->
     assert code == 0
 
 
+@pytest.mark.kafka
+def test_on_kafka_a_paused_consumer_catches_up_and_a_batch_delivered_twice_changes_nothing(
+    catalog: None, kafka: Broker, tmp_path: Path
+) -> None:
+    env = {"KAFKA_BOOTSTRAP_SERVERS": kafka.bootstrap, "KAFKA_TOPIC_PREFIX": django_settings.KAFKA_TOPIC_PREFIX}
+    relay = started(tmp_path, "run_relay", running="relay", **env)
+    args = ["run_consumers", "--only", "product_activity", "--transport", "kafka"]
+    consumers = started(tmp_path, *args, running="product_activity", **env)
+    try:
+        call_command("lab", "on", "pause", "--consumer", "product_activity")
+        time.sleep(SETTLE)
+        place_an_order()
+        wait_for(lambda: relay_checkpoint() == store.head_position(), what="the order in Kafka")
+        time.sleep(WATCH)
+        assert activity() == (0, 0)  # in Kafka, not read: paused
+        assert_invariants_hold()
+        call_command("lab", "on", "duplicate", "--consumer", "product_activity")
+        call_command("lab", "off", "pause")
+        wait_for(lambda: "twice" in switches()[Fault.DUPLICATE].note, what="the duplicate delivered")
+        wait_for(lambda: "dropped" in (tmp_path / "process.log").read_text(), what="the repeat dropped")
+        row = ProductActivity.objects.get(sku="COF-001")
+        assert (row.times_added, row.times_bought, row.units_sold, row.revenue) == (1, 1, 1, Decimal("12.50"))
+        assert_invariants_hold()
+    finally:
+        codes = stop(consumers), stop(relay)
+    assert codes == (0, 0)
+
+
 def test_sign_ups_answer_202_while_the_validator_is_stopped_and_resolve_after(tmp_path: Path, settings) -> None:
     settings.CLAIM_WAIT_SECONDS = 0.2
     args = ["run_consumers", "--only", "claim_validator", "--only", "account_creator"]
