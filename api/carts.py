@@ -307,7 +307,10 @@ class CheckoutView(APIView):
         responses={
             200: PlacedOrderOutput,
             **COMMAND_ERRORS,
-            409: problem("Empty, already checked out, or coupon used"),
+            409: problem(
+                "Empty, already checked out, coupon used, or out of stock (then `sku` and `available` name the "
+                "short product; the cart stays open)"
+            ),
             503: problem("A one-time coupon's claim was not decided in time; retry"),
         },
     )

@@ -17,6 +17,7 @@ from api.schema import problem
 from catalog import search
 from catalog.errors import ProductNotFoundError
 from catalog.models import Product
+from inventory.services import available, available_one
 
 
 class AlsoBoughtOutput(serializers.Serializer):
@@ -35,12 +36,17 @@ class ProductOutput(serializers.Serializer):
     category = serializers.CharField()
     price = serializers.DecimalField(max_digits=10, decimal_places=2)
     active = serializers.BooleanField()
+    stock = serializers.IntegerField(
+        allow_null=True,
+        help_text="Units available now (on hand, less what checkouts have reserved); null: sold without limit "
+        "(the product has no stock stream).",
+    )
     also_bought = AlsoBoughtOutput(many=True)
 
 
-def product_data(product: Product, recommendations: list[dict[str, Any]]) -> dict[str, Any]:
+def product_data(product: Product, recommendations: list[dict[str, Any]], stock: int | None) -> dict[str, Any]:
     fields = ("sku", "name", "description", "category", "price", "active")
-    return {**{f: getattr(product, f) for f in fields}, "also_bought": recommendations}
+    return {**{f: getattr(product, f) for f in fields}, "stock": stock, "also_bought": recommendations}
 
 
 class ProductsView(APIView):
@@ -67,7 +73,9 @@ class ProductsView(APIView):
             products = search.matching_products(query, category=category)
         else:  # what can be bought; one SKU still shows inactive ones
             products = list(Product.objects.filter(active=True, **({"category": category} if category else {})))
-        return Response(ProductOutput([product_data(p, also_bought(p.sku)) for p in products], many=True).data)
+        stock = available(p.sku for p in products)
+        data = [product_data(p, also_bought(p.sku), stock.get(p.sku)) for p in products]
+        return Response(ProductOutput(data, many=True).data)
 
 
 class ProductView(APIView):
@@ -85,4 +93,5 @@ class ProductView(APIView):
         product = Product.objects.filter(sku=sku).first()
         if product is None:
             raise ProductNotFoundError(f"There is no product with SKU {sku!r}.")
-        return Response(ProductOutput(product_data(product, also_bought(product.sku))).data)
+        stock = available_one(product.sku)
+        return Response(ProductOutput(product_data(product, also_bought(product.sku), stock)).data)

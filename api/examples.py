@@ -47,7 +47,7 @@ EVENT = {"position": 42, "event_id": "5d0c7f3e-2f1b-4a53-9d0e-6c1f0b9e8a11", "st
          "metadata": {"actor": "user:7", "correlation_id": None}, "occurred_at": "2026-03-02T10:15:00Z",
          "recorded_at": "2026-03-02T10:15:00.012Z"}  # fmt: skip
 PRODUCT = {"sku": "COF-001", "name": "Ethiopian Yirgacheffe Beans 250g", "description": "Floral, citrus, light roast.",
-           "category": "Coffee & Tea", "price": "12.50", "active": True,
+           "category": "Coffee & Tea", "price": "12.50", "active": True, "stock": 42,
            "also_bought": [{"sku": "KIT-001", "name": "Pour-Over Dripper", "price": "24.00", "support": 0.12,
                             "confidence": 0.4, "lift": 2.1}]}  # fmt: skip
 CLAIM = {"claim_id": "3f6d2c1a-8b7e-4f0a-9c5d-2e1b0a9f8c7d", "kind": "username", "key": "alice", "status": "accepted",
@@ -160,6 +160,26 @@ CHECKOUT = [
     refusal(409, "Cart is empty", "Your cart is empty; add something before checking out."),
     CHECKED_OUT_409,
     refusal(409, "Coupon already used", "The coupon ONCE20 has already been used."),
+    OpenApiExample(
+        "409 Out of stock",
+        value={
+            **problem_body(
+                409,
+                "Out of stock",
+                "Only 1 of TEA-003 left; your cart asks for 2.",
+                {"lines": ["Only 1 of TEA-003 left; your cart asks for 2."]},
+            ),
+            "sku": "TEA-003",
+            "available": 1,
+        },
+        response_only=True,
+        status_codes=["409"],
+    ),
+    refusal(
+        409,
+        "Reservation expired",
+        "The units of TEA-003 set aside for this checkout were released before the order was placed; check out again.",
+    ),
     STALE,
     KEY_REUSED,
     refusal(

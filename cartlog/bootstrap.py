@@ -14,12 +14,14 @@ from catalog.handler import CatalogHandler
 from eventlog import registry
 from eventlog.records import RecordedEvent
 from eventlog.stores import EventStore
+from inventory.handler import StockHandler
 
 
 def start() -> None:
     register_event_types()
     install_command_handler()
     install_catalog_handler()
+    install_stock_handler()
     install_consumers()
 
 
@@ -27,9 +29,16 @@ def register_event_types() -> None:
     from carts.events import event_types as cart_event_types
     from catalog.events import event_types as product_event_types
     from claims.events import event_types as claim_event_types
+    from inventory.events import event_types as stock_event_types
     from privacy.events import event_types as person_event_types
 
-    for event_type in [*cart_event_types(), *claim_event_types(), *product_event_types(), *person_event_types()]:
+    for event_type in [
+        *cart_event_types(),
+        *claim_event_types(),
+        *product_event_types(),
+        *person_event_types(),
+        *stock_event_types(),
+    ]:
         registry.register(event_type)
 
 
@@ -79,6 +88,28 @@ def install_catalog_handler() -> None:
     from catalog import handler
 
     handler.install(catalog_handler())
+
+
+def stock_handler(store: EventStore | None = None) -> StockHandler:
+    """The stock handler on `store` (default: `event_store()`), `stock_levels` applied in its transaction."""
+    from projections import inline
+
+    return StockHandler(store=store or event_store(), project=lambda events: inline.apply(events))
+
+
+def install_stock_handler() -> None:
+    from catalog import seeding
+    from inventory import handler
+
+    handler.install(stock_handler())
+    seeding.add_step(_stock_demo_products)  # seed_catalog stocks what it lists (catalog knows nothing of stock)
+
+
+def _stock_demo_products() -> str:
+    from catalog.seed_data import PRODUCTS
+    from inventory.seeding import stock_demo_products
+
+    return stock_demo_products([sku for sku, *_ in PRODUCTS])
 
 
 def install_consumers() -> None:

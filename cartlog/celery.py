@@ -2,8 +2,9 @@
 
 With `CELERY_BROKER_URL` unset, tasks run eagerly in the caller (the embedded
 default); with it set, workers and beat on that broker run them. Beat runs the
-analytics pipeline every `ANALYTICS_INTERVAL_SECONDS` and the coupon-hold sweep
-every `COUPON_HOLD_SWEEP_SECONDS`.
+analytics pipeline every `ANALYTICS_INTERVAL_SECONDS`, the coupon-hold sweep
+every `COUPON_HOLD_SWEEP_SECONDS` and the stock-reservation sweep every
+`STOCK_RESERVATION_SWEEP_SECONDS`.
 """
 
 import os
@@ -19,6 +20,7 @@ app.autodiscover_tasks()
 
 ANALYTICS_TASK = "analytics.tasks.run_analytics"
 COUPON_HOLDS_TASK = "claims.tasks.expire_coupon_holds"
+STOCK_RESERVATIONS_TASK = "inventory.tasks.expire_stock_reservations"
 
 
 @app.on_after_configure.connect
@@ -31,4 +33,9 @@ def schedule_analytics(sender: Celery, **kwargs: Any) -> None:
     )
     sender.add_periodic_task(
         float(settings.COUPON_HOLD_SWEEP_SECONDS), sender.signature(COUPON_HOLDS_TASK), name="coupon holds"
+    )
+    sender.add_periodic_task(
+        float(settings.STOCK_RESERVATION_SWEEP_SECONDS),
+        sender.signature(STOCK_RESERVATIONS_TASK),
+        name="stock reservations",
     )

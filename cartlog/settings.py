@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "accounts",
     "claims",
     "privacy",
+    "inventory",
     "relay",
     "analytics",
     "simulator",
@@ -251,6 +252,10 @@ CLAIM_MAX_WAITERS = int(os.environ.get("CLAIM_MAX_WAITERS", "2"))
 # (claims/holds.py); the periodic sweep runs every COUPON_HOLD_SWEEP_SECONDS (Celery beat).
 COUPON_HOLD_SECONDS = float(os.environ.get("COUPON_HOLD_SECONDS", "900"))
 COUPON_HOLD_SWEEP_SECONDS = float(os.environ.get("COUPON_HOLD_SWEEP_SECONDS", "60"))
+# A checkout's stock reservation lapses after STOCK_RESERVATION_SECONDS if its order was never placed
+# (the process died in between: inventory/reservations.py); the sweep runs every STOCK_RESERVATION_SWEEP_SECONDS.
+STOCK_RESERVATION_SECONDS = float(os.environ.get("STOCK_RESERVATION_SECONDS", "300"))
+STOCK_RESERVATION_SWEEP_SECONDS = float(os.environ.get("STOCK_RESERVATION_SWEEP_SECONDS", "60"))
 # How long a read with ?min_position= waits for an async view to cover it (docs/read-your-writes.md).
 MIN_POSITION_WAIT_SECONDS = float(os.environ.get("MIN_POSITION_WAIT_SECONDS", "3"))
 

@@ -1,7 +1,12 @@
-"""Checkout with an optional coupon: which discount, if any, the order may carry.
+"""Checkout: stock set aside, then the order, with an optional coupon.
 
-A multi-use coupon simply applies. A one-time coupon is claimed first (claims/),
-and only an accepted claim lets `CheckedOut` carry the discount.
+    reserve stock for every line (inventory/reservations.py; 409 "Out of stock" if short)
+      -> claim a one-time coupon, if any (claims/)
+      -> CheckedOut and each ReservationConfirmed (and the coupon's ClaimUsed) in one transaction
+      -> on any failure, the reservations are released (and the coupon's claim)
+
+A multi-use coupon simply applies. A one-time coupon is claimed first, and only
+an accepted claim lets `CheckedOut` carry the discount.
 """
 
 from dataclasses import replace
@@ -13,12 +18,14 @@ from catalog.models import Coupon
 from claims import holds, keys
 from claims import services as claims
 from claims.models import ClaimStatus
+from inventory import reservations
+from inventory.reservations import Reservation
 from kernel.errors import ConflictError, InvalidInputError, UnavailableError
 from kernel.principal import Principal
 
 from . import commands as c
 from . import handler, services
-from .decider import decide
+from .decider import CartStatus, decide
 from .handler import Context, Outcome
 from .shipping import Shipping
 
@@ -52,13 +59,49 @@ class CouponUsedError(ConflictError):
 
 
 def place_order(context: Context, cart_id: str, coupon_code: str | None, shipping: Shipping | None = None) -> Outcome:
-    if not coupon_code:
-        return services.checkout(context, cart_id, shipping=shipping)
-    coupon = find_coupon(coupon_code)
-    discount = c.Discount(code=coupon.code, percent=coupon.percent)
-    if coupon.once:
-        return _checkout_with_one_time_coupon(context, cart_id, discount, shipping)
-    return services.checkout(context, cart_id, discount, shipping=shipping)
+    coupon = find_coupon(coupon_code) if coupon_code else None
+    reservation = _reserve_stock(context, cart_id)
+    try:
+        if coupon is None:
+            return _in_one_transaction(context, cart_id, None, shipping, reservation)
+        discount = c.Discount(code=coupon.code, percent=coupon.percent)
+        if coupon.once:
+            return _checkout_with_one_time_coupon(context, cart_id, discount, shipping, reservation)
+        return _in_one_transaction(context, cart_id, discount, shipping, reservation)
+    except BaseException:
+        reservations.release(reservation, "the checkout it was made for failed", str(context.actor))
+        raise
+
+
+def _reserve_stock(context: Context, cart_id: str) -> Reservation:
+    """Set aside the units of every line; a cart that cannot check out (not yours, empty, already
+    checked out, an idempotent repeat) reserves nothing and is refused or replayed by the handler."""
+    state = handler.load(cart_id)
+    if state.status is not CartStatus.OPEN or state.owner != str(context.actor) or not state.lines:
+        return Reservation(id="", lines=())
+    lines = [(line.sku, line.quantity) for line in state.lines]
+    return reservations.reserve(lines, for_cart=cart_id, actor=str(context.actor))
+
+
+def _in_one_transaction(
+    context: Context, cart_id: str, discount: c.Discount | None, shipping: Shipping | None, reservation: Reservation
+) -> Outcome:
+    if not reservation.lines:
+        return services.checkout(context, cart_id, discount, shipping=shipping)
+    with transaction.atomic():
+        claims.take_transaction_id()  # several appends (order, stock) in one transaction
+        return _order_taking_stock(context, cart_id, discount, shipping, reservation)
+
+
+def _order_taking_stock(
+    context: Context, cart_id: str, discount: c.Discount | None, shipping: Shipping | None, reservation: Reservation
+) -> Outcome:
+    """`CheckedOut` and the confirmation of its reservation, in the caller's transaction: the units
+    leave the stock exactly when the order exists (if the sweep released them first, neither happens)."""
+    outcome = services.checkout(context, cart_id, discount, shipping=shipping)
+    for order in (e for e in outcome.events if e.type == "CheckedOut"):
+        reservations.confirm(reservation, order.data["order_id"], actor=str(context.actor))
+    return outcome
 
 
 def find_coupon(code: str) -> Coupon:
@@ -69,7 +112,7 @@ def find_coupon(code: str) -> Coupon:
 
 
 def _checkout_with_one_time_coupon(
-    context: Context, cart_id: str, discount: c.Discount, shipping: Shipping | None
+    context: Context, cart_id: str, discount: c.Discount, shipping: Shipping | None, reservation: Reservation
 ) -> Outcome:
     """Claim the coupon for this cart; only an accepted claim lets the order carry it.
 
@@ -92,9 +135,9 @@ def _checkout_with_one_time_coupon(
         raise CouponUsedError(f"The coupon {discount.code} has already been used.")
     try:
         with transaction.atomic():
-            claims.take_transaction_id()  # two appends (order, use) in one transaction
-            outcome = services.checkout(
-                replace(context, causation_id=ticket.claim_id), cart_id, discount, shipping=shipping
+            claims.take_transaction_id()  # several appends (order, stock, use) in one transaction
+            outcome = _order_taking_stock(
+                replace(context, causation_id=ticket.claim_id), cart_id, discount, shipping, reservation
             )
             for order in (e for e in outcome.events if e.type == "CheckedOut"):
                 used_for = f"order:{order.data['order_id']}"

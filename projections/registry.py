@@ -27,6 +27,7 @@ from catalog import projection as products
 from catalog import search_index as product_search
 from claims import projection as claims
 from eventlog.records import RecordedEvent
+from inventory import projection as stock_levels
 
 from . import abandoned_carts, cart_view, category_activity, order_history, product_activity
 
@@ -58,7 +59,7 @@ class InlineProjection(Projection, Protocol):
     ) -> None: ...
 
 
-INLINE: list[InlineProjection] = [cart_view, products, product_search]
+INLINE: list[InlineProjection] = [cart_view, products, product_search, stock_levels]
 ASYNC: list[Projection] = [
     product_activity,
     order_history,

@@ -38,7 +38,7 @@ def topic(category: str) -> str:
 
 
 def categories() -> list[str]:
-    return ["cart", "claim", "product", "person"]
+    return ["cart", "claim", "product", "person", "stock"]
 
 
 def options_from_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:

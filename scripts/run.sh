@@ -16,7 +16,7 @@ $PY manage.py migrate --no-input -v0
 $PY manage.py seed_catalog
 $PY manage.py collectstatic --no-input -v0
 
-# The consumers (and the sweep that releases lapsed coupon holds) run beside the web
+# The consumers (and the sweeps that release lapsed coupon holds and stock reservations) run beside the web
 # server and stop with it. They retry the database by themselves; if one exits anyway
 # (a fatal error), this loop starts it again.
 supervise() {
@@ -31,7 +31,9 @@ supervise run_consumers &
 CONSUMERS=$!
 supervise expire_coupon_holds --every 60 &
 SWEEP=$!
-trap 'pkill -TERM -P "$CONSUMERS,$SWEEP" 2>/dev/null; kill -TERM $CONSUMERS $SWEEP 2>/dev/null; wait $CONSUMERS $SWEEP 2>/dev/null' EXIT INT TERM
+supervise expire_stock_reservations --every 60 &
+STOCK_SWEEP=$!
+trap 'pkill -TERM -P "$CONSUMERS,$SWEEP,$STOCK_SWEEP" 2>/dev/null; kill -TERM $CONSUMERS $SWEEP $STOCK_SWEEP 2>/dev/null; wait $CONSUMERS $SWEEP $STOCK_SWEEP 2>/dev/null' EXIT INT TERM
 
 PORT="${CARTLOG_PORT:-8000}"
 echo "cartlog: http://127.0.0.1:$PORT  (API docs at /api/docs/, admin at /admin/, metrics at /metrics)"

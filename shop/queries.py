@@ -20,6 +20,7 @@ from catalog.models import Coupon, Product
 from catalog.queries import product_names
 from consumers import coverage
 from eventlog import store
+from inventory.services import available
 from kernel.principal import Principal
 from privacy.personal import Revealer, reveal
 from projections import order_history
@@ -43,11 +44,22 @@ def products(search_text: str = "", category: str = "") -> list[Product]:
     """A search ranks by the index derived from the product streams (a shopper may type a
     name, a word of the description, or a SKU from a receipt: "cof-001", "COF"); else by category."""
     if search_text:
-        return search.matching_products(search_text, category=category)
+        return with_stock(search.matching_products(search_text, category=category))
     found = Product.objects.filter(active=True)
     if category:
         found = found.filter(category=category)
-    return list(found.order_by("category", "name"))
+    return with_stock(list(found.order_by("category", "name")))
+
+
+LOW_STOCK = 5  # at or below this many units the shop says "Only N left"
+
+
+def with_stock(products: list[Product]) -> list[Product]:
+    """Each product with `stock`: units available now, or None (sold without limit: no stock stream)."""
+    units = available(p.sku for p in products)
+    for product in products:
+        product.stock = units.get(product.sku)  # type: ignore[attr-defined]  # shown, never saved
+    return products
 
 
 def demo_coupons() -> list[Coupon]:

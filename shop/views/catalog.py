@@ -47,5 +47,5 @@ def add(request: HttpRequest, sku: str) -> HttpResponse:
 
 
 def _product_page(request: HttpRequest, item: Product, form: AddToCartForm, status: int = 200) -> HttpResponse:
-    page = {"product": item, "form": form, "also_bought": queries.also_bought(item.sku)}
+    page = {"product": queries.with_stock([item])[0], "form": form, "also_bought": queries.also_bought(item.sku)}
     return render(request, "shop/product.html", page, status=status)

@@ -49,7 +49,8 @@ def test_seeding_lists_each_demo_product_once_and_seeding_again_appends_nothing(
     head = logged()
     call_command("seed_catalog", verbosity=0)
 
-    assert logged() == head == start + len(PRODUCTS) + 1  # a ProductListed each, one ProductWithdrawn
+    # a ProductListed each, one ProductWithdrawn, and a StockReceived each (the stock step, inventory/seeding.py)
+    assert logged() == head == start + 43 + 1 + 43
     assert types("COF-001") == ["ProductListed"]
     assert types("OUT-007") == ["ProductListed", "ProductWithdrawn"]
     assert row("COF-001") == (
