@@ -99,6 +99,9 @@ def gunicorn(pg_cluster_database: str, tmp_path: Path) -> Iterator[Gunicorn]:
         "CARTLOG_VAR_DIR": str(tmp_path / "var"), "LOG_LEVEL": "WARNING",
     }  # fmt: skip
     subprocess.run([sys.executable, "manage.py", "seed_catalog"], cwd=ROOT, env=env, check=True, capture_output=True)
+    for sku in ("COF-001", "KIT-001"):  # what the load below buys, far beyond the demo's 50 units
+        stocked = [sys.executable, "manage.py", "receive_stock", sku, "1000000"]
+        subprocess.run(stocked, cwd=ROOT, env=env, check=True, capture_output=True)
     port = free_port()
     command = dockerfile_command()
     assert command[:2] == ["gunicorn", "cartlog.wsgi"]
