@@ -54,13 +54,14 @@ def command_handler(store: EventStore | None = None) -> CommandHandler:
     idempotency records and the inline projections."""
     from django.conf import settings
 
-    from carts import idempotency
+    from carts import idempotency, snapshots
 
     return CommandHandler(
         store=store or event_store(),
         processed=idempotency,  # the module's lookup/record: the records in the database
         project=_inline_projections,
         max_attempts=settings.COMMAND_MAX_ATTEMPTS,
+        snapshots=snapshots,  # the module's find/save: the snapshots in the database
     )
 
 

@@ -3,7 +3,9 @@
     load the stream -> fold it -> decide -> append (expected version)
                     -> inline projections -> idempotency record -> commit
 
-all in one unit of work of the store (invariant 4). A concurrency conflict is
+all in one unit of work of the store (invariant 4). Loading starts from the
+cart's newest snapshot, if it has one, and folds only the events after it
+(carts/snapshots.py), so a command costs the same at any stream length. A concurrency conflict is
 retried from the top with a fresh read, unless the caller pinned a version
 (If-Match). What the handler works with (the event store, the idempotency
 records, the inline projections) comes from `cartlog.bootstrap`, which installs
@@ -23,10 +25,11 @@ from eventlog.stores import EventStore
 from kernel.principal import Principal
 
 from . import commands as c
-from . import errors
+from . import errors, snapshots
 from .decider import CartState, CartStatus, decide, fold_recorded, initial_state
 from .events import CartEvent
 from .idempotency import AlreadyRecordedError, ProcessedCommands
+from .snapshots import Snapshots
 from .streams import stream_id
 
 log = logging.getLogger(__name__)
@@ -60,10 +63,14 @@ class CommandHandler:
     processed: ProcessedCommands
     project: Project
     max_attempts: int  # tries against concurrent writers when no version is pinned
+    snapshots: Snapshots | None = None  # None: every load folds the whole stream
 
     def load(self, cart_id: str, up_to_version: int | None = None) -> CartState:
-        """The cart as its stream makes it (optionally as it was at a version)."""
-        return fold_recorded(initial_state(cart_id), self.store.read_stream(stream_id(cart_id), up_to_version))
+        """The cart as its stream makes it (optionally as it was at a version: folded from version 1)."""
+        stream = stream_id(cart_id)
+        if up_to_version is None and self.snapshots is not None and (snapshot := self.snapshots.find(cart_id)):
+            return fold_recorded(snapshot, self.store.read_stream(stream, after_version=snapshot.version))
+        return fold_recorded(initial_state(cart_id), self.store.read_stream(stream, up_to_version))
 
     def handle(self, command: c.CartCommand, context: Context) -> Outcome:
         attempts = 1 if context.expected_version is not None else self.max_attempts
@@ -102,6 +109,8 @@ class CommandHandler:
         )
         self.project(recorded, {command.cart_id: state})
         new_state = fold_recorded(state, recorded)
+        if self.snapshots is not None and snapshots.due(state.version, new_state.version):
+            self.snapshots.save(new_state)
         if command_id:
             self.processed.record(command_id, command, new_state.version)
         return Outcome(state=new_state, events=recorded)

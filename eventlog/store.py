@@ -37,8 +37,10 @@ def append(
     return for_connection(using).append(stream_id, expected_version, events)
 
 
-def read_stream(stream_id: str, up_to_version: int | None = None, *, using: str = "default") -> list[RecordedEvent]:
-    return for_connection(using).read_stream(stream_id, up_to_version)
+def read_stream(
+    stream_id: str, up_to_version: int | None = None, *, after_version: int = 0, using: str = "default"
+) -> list[RecordedEvent]:
+    return for_connection(using).read_stream(stream_id, up_to_version, after_version=max(after_version, 0))
 
 
 def read_all(

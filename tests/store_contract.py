@@ -107,6 +107,13 @@ class EventStoreContract:
         assert [e.version for e in self.store.read_stream(s)] == [1, 2, 3, 4, 5]
         assert self.store.read_stream(stream()) == []
 
+    def test_read_stream_after_a_version_returns_only_the_rest_in_order(self) -> None:
+        s = stream()
+        self.store.append(s, 0, [new(n=i) for i in range(1, 6)])
+        assert [e.data["n"] for e in self.store.read_stream(s, after_version=3)] == [4, 5]
+        assert [e.version for e in self.store.read_stream(s, up_to_version=4, after_version=1)] == [2, 3, 4]
+        assert self.store.read_stream(s, after_version=5) == []
+
     def test_streams_do_not_see_each_other(self) -> None:
         a, b = stream(), stream()
         self.store.append(a, 0, [new(n=1)])

@@ -30,8 +30,11 @@ class EventStore(LogReader, Protocol):
         transaction; WrongExpectedVersionError if the stream is not at `expected_version`."""
         ...
 
-    def read_stream(self, stream_id: str, up_to_version: int | None = None) -> list[RecordedEvent]:
-        """One stream's events in version order, optionally only up to a version (time travel)."""
+    def read_stream(
+        self, stream_id: str, up_to_version: int | None = None, *, after_version: int = 0
+    ) -> list[RecordedEvent]:
+        """One stream's events in version order: after `after_version` (a snapshot's, a page's start),
+        optionally only up to a version (time travel). The cost is that of the events returned."""
         ...
 
     def head_position(self) -> int:

@@ -45,9 +45,11 @@ class MemoryStore:
             self._streams.setdefault(stream_id, []).extend(stored)
         return appended
 
-    def read_stream(self, stream_id: str, up_to_version: int | None = None) -> list[RecordedEvent]:
+    def read_stream(
+        self, stream_id: str, up_to_version: int | None = None, *, after_version: int = 0
+    ) -> list[RecordedEvent]:
         with self._lock:
-            events = self._streams.get(stream_id, [])
+            events = self._streams.get(stream_id, [])[after_version:]  # version n is at index n - 1
             return [_upcast(e) for e in events if up_to_version is None or e.version <= up_to_version]
 
     def read_all(

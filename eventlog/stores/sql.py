@@ -33,9 +33,12 @@ class SqlStore:
     def atomic(self) -> AbstractContextManager[None]:
         return transaction.atomic(using=self.using)
 
-    def read_stream(self, stream_id: str, up_to_version: int | None = None) -> list[RecordedEvent]:
-        sql = f"SELECT {COLUMNS} FROM eventlog_event WHERE stream_id = %s"
-        params: list[Any] = [stream_id]
+    def read_stream(
+        self, stream_id: str, up_to_version: int | None = None, *, after_version: int = 0
+    ) -> list[RecordedEvent]:
+        # The unique index (stream_id, version) serves the range: only the rows returned are read.
+        sql = f"SELECT {COLUMNS} FROM eventlog_event WHERE stream_id = %s AND version > %s"
+        params: list[Any] = [stream_id, after_version]
         if up_to_version is not None:
             sql += " AND version <= %s"
             params.append(up_to_version)

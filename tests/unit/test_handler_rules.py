@@ -33,8 +33,10 @@ class RacingStore(MemoryStore):
 
     stale = 0
 
-    def read_stream(self, stream_id: str, up_to_version: int | None = None) -> list[RecordedEvent]:
-        events = super().read_stream(stream_id, up_to_version)
+    def read_stream(
+        self, stream_id: str, up_to_version: int | None = None, *, after_version: int = 0
+    ) -> list[RecordedEvent]:
+        events = super().read_stream(stream_id, up_to_version, after_version=after_version)
         if self.stale and events:
             self.stale -= 1
             return events[:-1]
