@@ -67,10 +67,10 @@ class CommandHandler:
 
     def load(self, cart_id: str, up_to_version: int | None = None) -> CartState:
         """The cart as its stream makes it (optionally as it was at a version: folded from version 1)."""
-        stream = stream_id(cart_id)
-        if up_to_version is None and self.snapshots is not None and (snapshot := self.snapshots.find(cart_id)):
-            return fold_recorded(snapshot, self.store.read_stream(stream, after_version=snapshot.version))
-        return fold_recorded(initial_state(cart_id), self.store.read_stream(stream, up_to_version))
+        if up_to_version is None and self.snapshots is not None:
+            snapshot, events = self.snapshots.load(cart_id, self.store)
+            return fold_recorded(snapshot or initial_state(cart_id), events)
+        return fold_recorded(initial_state(cart_id), self.store.read_stream(stream_id(cart_id), up_to_version))
 
     def handle(self, command: c.CartCommand, context: Context) -> Outcome:
         attempts = 1 if context.expected_version is not None else self.max_attempts

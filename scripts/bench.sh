@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 # The comparisons (eventsourcing, duckdb) and the profiler are not in the development set.
-$PY -c "import duckdb, eventsourcing" 2>/dev/null || scripts/setup.sh bench
+$PY -c "import duckdb, eventsourcing.postgres" 2>/dev/null || scripts/setup.sh bench
 # Settings refuse to load without a key when DEBUG is off; benchmark databases are throwaway.
 export DJANGO_SECRET_KEY="${DJANGO_SECRET_KEY:-bench-only-not-secret-$(date +%s)-kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk}"
 
