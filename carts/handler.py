@@ -15,8 +15,6 @@ the process's handler at start; tests build their own on the in-memory store.
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-from uuid import uuid4
 
 from eventlog import codec
 from eventlog.errors import WrongExpectedVersionError
@@ -125,14 +123,13 @@ def check_access(state: CartState, actor: Principal) -> None:
 def to_log(events: list[CartEvent], command: c.CartCommand, context: Context, command_id: str | None) -> list[NewEvent]:
     """The records to append for a command's events: the envelope metadata (who, which
     command, correlation) and the command's time. The bulk simulator appends the same."""
-    command_id = command_id or str(uuid4())
-    metadata: dict[str, Any] = {
-        "command_id": command_id,
-        "command": type(command).__name__,
-        "correlation_id": context.correlation_id or command_id,
-        "causation_id": context.causation_id,
-        "actor": str(context.actor),
-    }
+    metadata = codec.command_metadata(
+        command,
+        actor=str(context.actor),
+        command_id=command_id,
+        correlation_id=context.correlation_id,
+        causation_id=context.causation_id,
+    )
     return [codec.to_new_event(event, metadata=metadata, occurred_at=command.at) for event in events]
 
 

@@ -9,8 +9,6 @@ handed in by `cartlog.bootstrap` (this layer sits below projections).
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-from uuid import uuid4
 
 from eventlog import codec
 from eventlog.errors import WrongExpectedVersionError
@@ -67,13 +65,7 @@ class CatalogHandler:
 
 
 def to_log(events: list[ProductEvent], command: c.ProductCommand, actor: str) -> list[NewEvent]:
-    command_id = str(uuid4())
-    metadata: dict[str, Any] = {
-        "command_id": command_id,
-        "command": type(command).__name__,
-        "correlation_id": command_id,
-        "actor": actor,
-    }
+    metadata = codec.command_metadata(command, actor=actor)
     return [codec.to_new_event(event, metadata=metadata, occurred_at=command.at) for event in events]
 
 

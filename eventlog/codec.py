@@ -16,6 +16,7 @@ from datetime import datetime
 from decimal import Decimal
 from functools import cache
 from typing import Any, ClassVar, Protocol
+from uuid import uuid4
 
 from . import registry
 from .records import NewEvent, RecordedEvent
@@ -39,6 +40,27 @@ def encode(event: DomainEvent) -> tuple[str, int, Data]:
 def to_new_event(event: DomainEvent, *, metadata: dict[str, Any], occurred_at: datetime) -> NewEvent:
     type_, schema_version, data = encode(event)
     return NewEvent(type=type_, schema_version=schema_version, data=data, metadata=metadata, occurred_at=occurred_at)
+
+
+def command_metadata(
+    command: object,
+    *,
+    actor: str,
+    command_id: str | None = None,
+    correlation_id: str | None = None,
+    causation_id: str | None = None,
+) -> dict[str, Any]:
+    """The envelope every command handler writes beside its events: which command (a fresh id if none is
+    given), who sent it, and the chain it belongs to (correlation: the first command; causation: the
+    event or claim that led to it)."""
+    command_id = command_id or str(uuid4())
+    return {
+        "command_id": command_id,
+        "command": type(command).__name__,
+        "correlation_id": correlation_id or command_id,
+        "causation_id": causation_id,
+        "actor": actor,
+    }
 
 
 def decode(recorded: RecordedEvent) -> DomainEvent | None:

@@ -11,8 +11,6 @@ The store and the inline projection are handed in by `cartlog.bootstrap`.
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-from uuid import uuid4
 
 from eventlog import codec
 from eventlog.errors import WrongExpectedVersionError
@@ -70,14 +68,7 @@ class StockHandler:
 
 
 def to_log(events: list[StockEvent], command: c.StockCommand, actor: str, causation_id: str | None) -> list[NewEvent]:
-    command_id = str(uuid4())
-    metadata: dict[str, Any] = {
-        "command_id": command_id,
-        "command": type(command).__name__,
-        "correlation_id": command_id,
-        "causation_id": causation_id,
-        "actor": actor,
-    }
+    metadata = codec.command_metadata(command, actor=actor, causation_id=causation_id)
     return [codec.to_new_event(event, metadata=metadata, occurred_at=command.at) for event in events]
 
 
