@@ -1,19 +1,20 @@
-"""The fault lab's "hold a transaction open" switch: an order appended and not yet committed.
+"""The fault lab's "hold a transaction open" switch: an event appended and not yet committed.
 
 `run_consumers` runs a holder beside its consumers when the lab is enabled. When the switch
 is turned on, one holder (whichever takes the switch first, however many processes run one)
-places an order for the lab's own cart inside a transaction and keeps that transaction open
+adds an item to the lab's own cart inside a transaction and keeps that transaction open
 until the switch is turned off, or `LAB_HOLD_MAX_SECONDS` pass. Meanwhile every other
 command commits as usual, at higher positions. A gap-safe reader (docs/adr/0002) stops
-before the held order instead of skipping it, so every consumer's position stands still and
-its lag grows; when the holder commits, the consumers read the held order and then the rest,
-in position order, each once.
+before the held event instead of skipping it, so every consumer of cart events stands still
+and its lag grows; when the holder commits, the consumers read the held event and then the
+rest, in position order, each once.
 
-The order's append must be the held transaction's *first* write: that is the fast path of
+The held append must be the transaction's *first* and only write: that is the fast path of
 `eventlog_append`, which lets other appends commit around it. Any write before it would make
 it the serial path, which holds every other append until the commit — the shop would freeze
 instead of showing the reader wait. So what the holder says about itself (the switch's note)
-is written by another thread, on another connection, outside the held transaction.
+is written by another thread, on another connection, outside the held transaction; and it
+holds an AddToCart, not a checkout, whose stock confirmations would append to several streams.
 """
 
 import logging
@@ -33,7 +34,7 @@ from consumers.models import FaultSwitch
 from kernel.principal import Principal
 
 log = logging.getLogger(__name__)
-ACTOR = Principal.process("fault-lab")  # the owner of the held orders' carts
+ACTOR = Principal.process("fault-lab")  # the owner of the held events' cart
 POLL_SECONDS = 0.25  # how often the holder looks at its switch, idle or holding
 RETRY_SECONDS = 2.0  # after a database error, before it looks again
 
@@ -61,34 +62,23 @@ class Holder:
 def take() -> bool:
     """Take the switch, once per time it is turned on (`turn` resets `fired` to 0): only one holder holds."""
     rows = FaultSwitch.objects.filter(name=Fault.HOLD.value, on=True, fired=0)
-    return rows.update(fired=1, note="placing the held order") == 1
+    return rows.update(fired=1, note="adding the held item") == 1
 
 
 def hold_once(stop: threading.Event) -> None:
-    cart_id = _cart_to_check_out()  # committed as usual: only the order is held
-    started = time.monotonic()
-    with transaction.atomic():
-        order = services.checkout(Context(actor=ACTOR), cart_id)
-        position = order.events[-1].position
-        _aside(
-            f"holding order {order.state.order_id} at position {position} in an open transaction: "
-            "readers wait before it"
-        )
-        why = _wait(stop, started)
-    seconds = time.monotonic() - started
-    _aside(f"released order {order.state.order_id} at position {position} after {seconds:.1f} s ({why})")
-    if why != "switched off":
-        _aside_off()
-
-
-def _cart_to_check_out() -> str:
-    context = Context(actor=ACTOR)
-    cart_id = services.start_cart(context).state.cart_id
     sku = Product.objects.filter(active=True).order_by("sku").values_list("sku", flat=True).first()
     if sku is None:
-        raise LookupError("the fault lab holds an order, and the catalog has no product (seed_catalog)")
-    services.add_to_cart(context, cart_id, sku, 1)
-    return cart_id
+        raise LookupError("the fault lab holds an item added to a cart, and the catalog has no product (seed_catalog)")
+    cart_id = services.start_cart(Context(actor=ACTOR)).state.cart_id  # committed as usual: only the add is held
+    started = time.monotonic()
+    with transaction.atomic():
+        added = services.add_to_cart(Context(actor=ACTOR), cart_id, sku, 1)
+        held = f"{sku} added to cart {cart_id} at position {added.events[-1].position}"
+        _aside(f"holding {held} in an open transaction: readers wait before it")
+        why = _wait(stop, started)
+    _aside(f"released {held} after {time.monotonic() - started:.1f} s ({why})")
+    if why != "switched off":
+        _aside_off()
 
 
 def _wait(stop: threading.Event, started: float) -> str:

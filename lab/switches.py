@@ -43,8 +43,8 @@ CATALOG = (
            "Watch the view: the repeat is refused by the checkpoint and changes nothing.",
            "deliver-the-next-batch-twice", takes_consumer=True),
     Switch(Fault.HOLD, "Hold a transaction open",
-           "An order is appended and its transaction kept open (PostgreSQL only); other orders commit after it.\n"
-           "Watch every position stop before the held order and the lag grow; switch off and nothing was skipped.",
+           "An item is added to a cart and its transaction kept open (PostgreSQL only); other orders commit after it.\n"
+           "Watch every position stop before the held event and the lag grow; switch off and nothing was skipped.",
            "hold-a-transaction-open"),
     Switch(Fault.RELAY, "Stop the relay",
            "Nothing new reaches Kafka; the shop still commits, the log is the outbox.\n"

@@ -13,9 +13,11 @@ from django.conf import settings
 from django.db import connection
 
 from carts import services
+from carts.checkout import place_order
 from carts.handler import Context
 from eventlog import store
 from eventlog.models import Event
+from inventory.services import receive_stock
 from kernel.principal import Principal
 from relay import config
 from tests.kafka_broker import Broker
@@ -55,6 +57,18 @@ def test_every_appended_event_reaches_its_topic_in_per_key_order_with_headers(ca
     headers = dict(messages[0].headers())
     assert set(headers) == {"event_id", "type", "schema_version", "contract_version"}
     assert {m.key().decode() for m in messages} == set(Event.objects.values_list("stream_id", flat=True))
+    assert_every_event_in_kafka_in_per_key_order()
+
+
+def test_stock_events_reach_the_stock_topic_keyed_by_their_stream(catalog: None, kafka: Broker) -> None:
+    receive_stock("COF-001", 5, actor="test")
+    context = Context(actor=Principal.parse("user:1"))
+    cart_id = services.start_cart(context).state.cart_id
+    services.add_to_cart(context, cart_id, "COF-001", 2)
+    place_order(context, cart_id, None)
+    relay_everything()
+    # StockReceived, StockReserved, ReservationConfirmed: the stock stream's three versions, in order.
+    assert events_by_key(config.topic("stock")) == {"stock-COF-001": [1, 2, 3]}
     assert_every_event_in_kafka_in_per_key_order()
 
 
