@@ -55,10 +55,20 @@ class PostgresStore(SqlStore):
     def read_all(
         self, after_position: int, limit: int = 1000, *, categories: Sequence[str] | None = None
     ) -> list[RecordedEvent]:
-        """Gap-safe. A transaction that has already written counts as running for its
-        own reads: it does not see the events it appended until it commits (so a
-        test that appends and then consumes must commit in between)."""
-        return self.select_after(after_position, limit, categories, where=[VISIBLE])
+        """Gap-safe: the events after `after_position` up to the first one that is not safe yet.
+
+        An event is safe when the transaction that wrote it is older than the oldest one
+        still running (VISIBLE). Filtering on that alone is not enough: a transaction whose
+        id was taken before it appended (the slow path of eventlog_append) holds positions
+        *after* events of newer transactions. Once it commits, its events pass the filter
+        while a committed event before them may still be held back by another old
+        transaction, and a reader that returned them would move past that event for good.
+        So the read stops at the first committed event that is not safe yet (ADR 0002).
+
+        A transaction that has already written counts as running for its own reads: it
+        does not see the events it appended until it commits (so a test that appends
+        and then consumes must commit in between)."""
+        return self.select_after(after_position, limit, categories, until_not=VISIBLE)
 
     def lock_stream(self, stream_id: str) -> None:
         # An advisory lock takes no transaction id, so the append that follows stays on

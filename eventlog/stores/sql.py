@@ -4,6 +4,7 @@ import json
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
+from itertools import takewhile
 from typing import Any
 from uuid import UUID
 
@@ -57,19 +58,23 @@ class SqlStore:
             return int(cursor.fetchone()[0])
 
     def select_after(
-        self, after_position: int, limit: int, categories: Sequence[str] | None, *, where: Sequence[str] = ()
+        self, after_position: int, limit: int, categories: Sequence[str] | None, *, until_not: str | None = None
     ) -> list[RecordedEvent]:
-        """Events after a position (in the categories given), with the backend's own extra `where`."""
-        conditions = ["position > %s", *where]
+        """Events after a position (in the categories given), in position order; with `until_not`
+        (an SQL condition on a row), only those before the first row for which it is false."""
+        conditions = ["position > %s"]
         params: list[Any] = [after_position]
         if categories:
             conditions.append("(" + " OR ".join("stream_id LIKE %s" for _ in categories) + ")")
             params.extend(f"{category}-%" for category in categories)
-        sql = f"SELECT {COLUMNS} FROM eventlog_event WHERE {' AND '.join(conditions)} ORDER BY position LIMIT %s"
+        flag = f"({until_not})" if until_not else "TRUE"
+        sql = (
+            f"SELECT {flag}, {COLUMNS} FROM eventlog_event WHERE {' AND '.join(conditions)} ORDER BY position LIMIT %s"
+        )
         with self.connection.cursor() as cursor:
             self.prepare_bulk_read(cursor)
             cursor.execute(sql, [*params, limit])
-            return [record(row) for row in cursor.fetchall()]
+            return [record(row[1:]) for row in takewhile(lambda row: bool(row[0]), cursor.fetchall())]
 
     def prepare_bulk_read(self, cursor: Any) -> None:
         """A backend's hook to speed up decoding many rows; nothing by default."""

@@ -11,6 +11,7 @@ from itertools import groupby
 from typing import Any
 
 from carts.decider import fold_recorded, initial_state
+from consumers import checkpoints
 from eventlog import store
 from projections import cart_view
 from rebuilds import service as rebuilds
@@ -46,6 +47,8 @@ def findings() -> dict[str, Any]:
         "version_gaps": gaps,
         "cart_view_differs_from_fold": differs,
         "async_view_differs_from_rebuild": {name: found for name, found in rebuilt.items() if found},
+        # Where each view stood, and the head, when it was compared: tells "behind" from "skipped".
+        "positions": {name: checkpoints.read_position(name) for name in ASYNC_VIEWS} | {"head": store.head_position()},
     }
 
 

@@ -200,7 +200,7 @@ def test_kill_9_postgres_under_load_loses_no_acknowledged_command_and_everything
     assert sorted(acked - logged) == [], "acknowledged commands missing from the log"
     assert found["version_gaps"] == []
     assert found["cart_view_differs_from_fold"] == []
-    assert found["async_view_differs_from_rebuild"] == {}
+    assert found["async_view_differs_from_rebuild"] == {}, found["positions"]
     report(
         f"kill -9 of PostgreSQL under load ({CLIENTS} clients, {len(acked)} commands acknowledged, "
         f"{found['streams']} carts, {sum(c.retries for c in clients)} retries, outage {OUTAGE:.0f}s): "

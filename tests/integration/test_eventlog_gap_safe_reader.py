@@ -175,6 +175,36 @@ def test_a_writer_that_wrote_before_appending_never_makes_the_reader_skip() -> N
     assert safe.seen == committed_positions() and len(safe.seen) == 2
 
 
+def test_two_writers_that_took_their_ids_before_appending_never_make_the_reader_skip() -> None:
+    """Two old transaction ids and a fast append between them. The first old one appends after the
+    fast append (it waits for its commit) and commits; the second is still open. Its id holds the
+    reader's horizon between the two, so the first one's event passes the transaction-id filter
+    while the fast append's, at a lower position and committed, does not. A reader that returned
+    the later event would never see the earlier one: read_all stops at the first committed event
+    that is not safe yet. (Every checkout with stock is such a transaction: carts/checkout.py.)"""
+    safe = Follower(gap_safe_read)
+    first = HeldWriter(before=write_first)
+    first.start()
+    assert first.has_xid.wait(WAIT)
+    second = HeldWriter(before=write_first)  # an id between the first's and the fast append's
+    second.start()
+    assert second.has_xid.wait(WAIT)
+    fast = HeldWriter()
+    fast.start()
+    assert fast.appended.wait(WAIT)
+    first.go.set()
+    first.release.set()  # appends once the fast append has committed, then commits
+    fast.finish()
+    assert first.committed.wait(WAIT)
+    safe.poll()  # the second is open: the fast append's event is committed but not safe yet
+    second.go.set()
+    second.finish()
+    safe.catch_up(3)
+    everything = committed_positions()
+    assert len(everything) == 3
+    assert safe.seen == everything
+
+
 def test_negative_control_without_the_slow_path_lock_the_reader_would_skip() -> None:
     """Same scenario, but the early-id writer inserts without eventlog_append: it
     commits while the fast append is open, and read_all's own filter then lets the
