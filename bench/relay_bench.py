@@ -70,7 +70,7 @@ def main(argv: list[str]) -> int:
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--events", type=int, default=20_000, help="events in the log the relay sends")
-    parser.add_argument("--batch-sizes", default="500,5000", help="relay batch sizes (500 = CONSUMER_BATCH_SIZE)")
+    parser.add_argument("--batch-sizes", default="500,5000", help="relay batch sizes (5000 = RELAY_BATCH_SIZE)")
     parser.add_argument("--samples", type=int, default=100, help="latency samples per transport and round")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)

@@ -229,6 +229,10 @@ KAFKA_TOPIC_RETENTION_MS = int(os.environ.get("KAFKA_TOPIC_RETENTION_MS", "60480
 # After this long without the broker's ack a message counts as failed and the relay re-sends it.
 KAFKA_MESSAGE_TIMEOUT_MS = int(os.environ.get("KAFKA_MESSAGE_TIMEOUT_MS", "15000"))
 CONSUMER_BATCH_SIZE = int(os.environ.get("CONSUMER_BATCH_SIZE", "500"))
+# The relay reads and produces larger batches: each waits for the broker's acks (tens of ms), and
+# with up to IN_FLIGHT of them outstanding a batch of 500 left the producer mostly waiting
+# (docs/benchmarks.md: 0.42 of a bare producer at 500, 0.97 at 5,000). A quiet log sends what there is.
+RELAY_BATCH_SIZE = int(os.environ.get("RELAY_BATCH_SIZE", "5000"))
 CONSUMER_POLL_SECONDS = float(os.environ.get("CONSUMER_POLL_SECONDS", "0.2"))
 # On PostgreSQL an append notifies at commit and idle table-transport consumers wait for it
 # (consumers/wakeup.py), polling only every CONSUMER_LISTEN_POLL_SECONDS as a fallback. Turn it

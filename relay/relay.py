@@ -60,7 +60,7 @@ class Batch:
 
 class Relay:
     def __init__(self, batch_size: int | None = None) -> None:
-        self.batch_size = batch_size or settings.CONSUMER_BATCH_SIZE
+        self.batch_size = batch_size or settings.RELAY_BATCH_SIZE
         self.producer = Producer(config.producer())
         self.topics_ready = False
         self.in_flight: deque[Batch] = deque()  # produced, oldest first, deliveries not yet settled

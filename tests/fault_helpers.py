@@ -33,6 +33,7 @@ def start_manage(args: list[str], log_file: Path, tag: str, **env: str) -> subpr
         "LOG_LEVEL": "DEBUG",
         "CONSUMER_POLL_SECONDS": "0.05",
         "CONSUMER_BATCH_SIZE": "10",
+        "RELAY_BATCH_SIZE": "10",
         "EVENT_ARCHIVE_PATH": settings.EVENT_ARCHIVE_PATH,
         **env,
     }

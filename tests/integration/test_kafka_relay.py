@@ -79,6 +79,7 @@ def start_relay_process() -> subprocess.Popen[bytes]:
         "KAFKA_BOOTSTRAP_SERVERS": settings.KAFKA_BOOTSTRAP_SERVERS,
         "KAFKA_TOPIC_PREFIX": settings.KAFKA_TOPIC_PREFIX,
         "CONSUMER_BATCH_SIZE": "20",
+        "RELAY_BATCH_SIZE": "20",
         "CONSUMER_POLL_SECONDS": "0.05",
     }
     command = [sys.executable, "manage.py", "run_relay"]
