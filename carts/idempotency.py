@@ -10,7 +10,8 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Protocol
 
-from django.db import IntegrityError
+from django.db import connection
+from django.utils import timezone
 
 from . import commands as c
 from .errors import IdempotencyKeyReusedError
@@ -63,14 +64,20 @@ def lookup(command_id: str, command: c.CartCommand) -> PriorOutcome | None:
     return None if row is None else _prior(command, row.fingerprint, row.cart_id, row.version)
 
 
+RECORD = f"""
+INSERT INTO {ProcessedCommand._meta.db_table} (command_id, fingerprint, cart_id, version, recorded_at)
+VALUES (%s, %s, %s, %s, %s) ON CONFLICT (command_id) DO NOTHING RETURNING 1
+"""
+
+
 def record(command_id: str, command: c.CartCommand, version: int) -> None:
-    """Written in the command's own transaction, after its append."""
-    try:
-        ProcessedCommand.objects.create(
-            command_id=command_id, fingerprint=fingerprint(command), cart_id=command.cart_id, version=version
-        )
-    except IntegrityError:
-        raise AlreadyRecordedError(command_id) from None
+    """Written in the command's own transaction, after its append. The answer is read (no row:
+    someone else's record is there), so a repeat is refused here and not at the commit; a
+    concurrent request's uncommitted record makes this insert wait for its end."""
+    with connection.cursor() as cursor:
+        cursor.execute(RECORD, [command_id, fingerprint(command), command.cart_id, version, timezone.now()])
+        if cursor.fetchone() is None:
+            raise AlreadyRecordedError(command_id)
 
 
 class MemoryProcessedCommands:

@@ -19,9 +19,11 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any, Protocol
 
+from django.db import connection
+
 from eventlog.records import RecordedEvent
 from eventlog.stores import EventStore
-from eventlog.stores.sql import COLUMNS, SqlStore, loads, record
+from eventlog.stores.sql import COLUMNS, SqlStore, dumps, loads, record
 
 from .decider import CartState, CartStatus, Line
 from .models import CartSnapshot
@@ -103,10 +105,16 @@ def find(cart_id: str) -> CartState | None:
     return None if row is None else from_data(row)
 
 
+SAVE = """
+INSERT INTO carts_snapshot (cart_id, version, schema, state) VALUES (%s, %s, %s, %s)
+ON CONFLICT (cart_id) DO UPDATE SET version = excluded.version, schema = excluded.schema, state = excluded.state
+"""
+
+
 def save(state: CartState) -> None:
-    CartSnapshot.objects.update_or_create(
-        cart_id=state.cart_id, defaults={"version": state.version, "schema": SCHEMA, "state": to_data(state)}
-    )
+    """One statement, no result read: in the handler's pipelined transaction it travels with the commit."""
+    with connection.cursor() as cursor:
+        cursor.execute(SAVE, [state.cart_id, state.version, SCHEMA, dumps(to_data(state))])
 
 
 class MemorySnapshots:

@@ -8,7 +8,7 @@ in the table, so what is read back is what a database would give.
 
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -72,6 +72,9 @@ class MemoryStore:
 
     def lock_stream(self, stream_id: str) -> None:
         """`atomic` already serializes every writer."""
+
+    def pipelined_atomic(self) -> AbstractContextManager[None]:
+        return self.atomic()
 
     @contextmanager
     def atomic(self) -> Iterator[None]:
