@@ -15,6 +15,7 @@ from knox.models import AuthToken
 from eventlog.records import RecordedEvent
 from privacy.forgetting import forget
 
+from .authentication import TOKENS
 from .services import principal
 
 
@@ -24,4 +25,5 @@ def forget_account(user: AbstractBaseUser) -> RecordedEvent:
         forgotten = forget(person, actor=person, at=timezone.now())
         get_user_model().objects.filter(pk=user.pk).update(is_active=False)
         AuthToken.objects.filter(user=user).delete()
+    TOKENS.clear()  # this process at once; the others when migration 0003's NOTIFY arrives
     return forgotten

@@ -23,6 +23,7 @@ def start() -> None:
     install_catalog_handler()
     install_stock_handler()
     install_consumers()
+    install_read_caches()
 
 
 def register_event_types() -> None:
@@ -40,6 +41,20 @@ def register_event_types() -> None:
         *stock_event_types(),
     ]:
         registry.register(event_type)
+
+
+def install_read_caches(*, on: bool | None = None) -> None:
+    """Feed the token and product caches from the process's LISTEN session (settings.READ_CACHES)."""
+    from django.conf import settings
+
+    from accounts.authentication import TOKENS
+    from catalog.queries import PRODUCTS
+    from consumers import wakeup
+
+    enabled = settings.READ_CACHES if on is None else on
+    for cache in (TOKENS, PRODUCTS):
+        cache.clear()
+        cache.feed = wakeup.for_caches if enabled else lambda: None
 
 
 def event_store() -> EventStore:

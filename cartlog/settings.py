@@ -246,6 +246,10 @@ CONSUMER_LEASE_SECONDS = float(os.environ.get("CONSUMER_LEASE_SECONDS", "15"))
 REBUILD_BATCH_SIZE = int(os.environ.get("REBUILD_BATCH_SIZE", "1000"))
 CONSUMER_LISTEN = os.environ.get("CONSUMER_LISTEN", "1") not in ("0", "false", "False", "")
 CONSUMER_LISTEN_POLL_SECONDS = float(os.environ.get("CONSUMER_LISTEN_POLL_SECONDS", "5"))
+# Each process keeps the API tokens it checked and the catalog's rows in memory, dropped when
+# the same LISTEN session announces a change (kernel/fresh_cache.py); without LISTEN (SQLite,
+# CONSUMER_LISTEN off) or with READ_CACHES=0, every request reads them from the database.
+READ_CACHES = os.environ.get("READ_CACHES", "1") not in ("0", "false", "False", "")
 # How often a command retries by itself after a concurrency conflict (no If-Match).
 COMMAND_MAX_ATTEMPTS = int(os.environ.get("COMMAND_MAX_ATTEMPTS", "10"))
 # How long a sign-up or a one-time-coupon checkout waits for the claim validator (then 202 / 503),

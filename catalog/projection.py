@@ -14,6 +14,7 @@ from django.db import connections
 from eventlog.records import RecordedEvent
 
 from . import events as e
+from .queries import PRODUCTS
 from .streams import CATEGORY
 
 NAME = "products"
@@ -30,6 +31,8 @@ def apply(
     using: str = "default",
     prior: Mapping[str, Any] | None = None,  # inline projections may be handed folded states; not needed here
 ) -> None:
+    if table == TABLE:
+        PRODUCTS.clear()  # this process sees its own change at once; others when the append's NOTIFY arrives
     with connections[using].cursor() as cursor:
         for record in events:
             for sql, params in statements(record.domain_event, table):

@@ -1,25 +1,50 @@
-"""Reads of the catalog that the command layer needs."""
+"""Reads of the catalog that the command layer and every cart response need.
 
+Every AddToCart asks for a product's price and every cart response for its lines'
+names, so both come from `PRODUCTS`, a per-process cache of the catalog's rows
+that is dropped whenever a product event is announced (kernel/fresh_cache.py: on
+PostgreSQL, where the LISTEN session feeds it; elsewhere it always reads). A price
+read a few milliseconds before a change's notification arrives is what the command
+would have read had it come a moment earlier: the read was never in the command's
+transaction. The queries are plain SQL: the ORM's query building cost more than
+the query itself (docs/benchmarks.md, section commands).
+"""
+
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import connection
 
+from kernel.fresh_cache import FreshCache
+
 from .models import Product
 from .snapshot import ProductSnapshot
+from .streams import CATEGORY
 
 CENT = Decimal("0.01")  # Product.price has two decimal places
 
 
-def product_snapshot(sku: str) -> ProductSnapshot | None:
-    # Every AddToCart asks this; plain SQL skips the ORM's query building, which
-    # cost more than the query itself (docs/benchmarks.md, section commands).
+@dataclass(frozen=True)
+class ProductRow:
+    name: str
+    price: Decimal
+    active: bool
+
+
+PRODUCTS: FreshCache[str, ProductRow] = FreshCache(kinds=[CATEGORY])
+
+
+def _load(skus: list[str]) -> dict[str, ProductRow]:
+    placeholders = ", ".join(["%s"] * len(skus))
+    sql = f"SELECT sku, name, price, active FROM {Product._meta.db_table} WHERE sku IN ({placeholders})"
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT price, active FROM {Product._meta.db_table} WHERE sku = %s", [sku])
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    price, active = row
-    return ProductSnapshot(sku=sku, price=_money(price), active=bool(active))
+        cursor.execute(sql, skus)
+        return {sku: ProductRow(name, _money(price), bool(active)) for sku, name, price, active in cursor.fetchall()}
+
+
+def product_snapshot(sku: str) -> ProductSnapshot | None:
+    row = PRODUCTS.get_many([sku], _load).get(sku)
+    return None if row is None else ProductSnapshot(sku=sku, price=row.price, active=row.active)
 
 
 def _money(value: object) -> Decimal:
@@ -28,10 +53,7 @@ def _money(value: object) -> Decimal:
 
 
 def product_names(skus: list[str]) -> dict[str, str]:
-    """Names for a cart's lines; every cart response asks, so plain SQL as above."""
+    """Names for a cart's lines."""
     if not skus:
         return {}
-    placeholders = ", ".join(["%s"] * len(skus))
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT sku, name FROM {Product._meta.db_table} WHERE sku IN ({placeholders})", list(skus))
-        return dict(cursor.fetchall())
+    return {sku: row.name for sku, row in PRODUCTS.get_many(skus, _load).items()}

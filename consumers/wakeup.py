@@ -59,6 +59,7 @@ class Listener:
     """A LISTEN session on its own thread; `generation` counts notifications (and reconnects)."""
 
     def __init__(self) -> None:
+        self.pid = os.getpid()  # a thread does not survive a fork: a child starts its own listener
         self.generation = 0
         self.connected = False
         self.stopping = threading.Event()
@@ -109,9 +110,9 @@ class Listener:
         kwargs = connection_kwargs(f"cartlog-listen pid={os.getpid()}")
         with psycopg.connect(**kwargs) as conn:
             conn.execute(f"LISTEN {CHANNEL}")
-            self.connected = True
-            self._backoff.reset()
             self._bump(None)  # anything appended while we were away was not announced: look now
+            self.connected = True  # after the bump: a cache entry read from now on is newer than it
+            self._backoff.reset()
             log.info("LISTEN %s: consumers are woken by appends", CHANNEL)
             while not self.stopping.is_set():
                 # Returns after a second at most, so that `stopping` is seen; raises if the session dies.
@@ -131,8 +132,8 @@ def acquire() -> Listener | None:
     if not enabled():
         return None
     with _lock:
-        if _shared is None:
-            _shared = Listener()
+        if _shared is None or _shared.pid != os.getpid():
+            _shared, _users = Listener(), 0
         _users += 1
         return _shared
 
@@ -147,6 +148,27 @@ def release(listener: Listener) -> None:
         if _users <= 0:
             listener.stopping.set()
             _shared, _users = None, 0
+
+
+_for_caches: Listener | None = None
+
+
+def for_caches() -> Listener | None:
+    """The listener that feeds the process's read caches (kernel/fresh_cache.py), acquired on
+    first use in each process and kept for its life; None where there is no LISTEN."""
+    global _for_caches
+    listener = _for_caches
+    if listener is None or listener.pid != os.getpid() or listener.stopping.is_set():
+        listener = _for_caches = acquire()
+    return listener
+
+
+def release_for_caches() -> None:
+    """Give the caches' listener back (the caches then read every time until `for_caches` again)."""
+    global _for_caches
+    listener, _for_caches = _for_caches, None
+    if listener is not None and listener.pid == os.getpid():
+        release(listener)
 
 
 @dataclass

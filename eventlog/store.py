@@ -16,6 +16,7 @@ from .stores.sql import COLUMNS, parse_timestamp
 
 __all__ = [
     "COLUMNS",
+    "announce",
     "append",
     "head_position",
     "hold_appends",
@@ -69,6 +70,11 @@ def head_position(*, using: str = "default") -> int:
 
 def stream_version(stream_id: str, *, using: str = "default") -> int:
     return for_connection(using).stream_version(stream_id)
+
+
+def announce(categories: Sequence[str], *, using: str = "default") -> None:
+    """At this transaction's commit, tell listeners that views of `categories` changed (PostgreSQL)."""
+    for_connection(using).announce(categories)
 
 
 def lock_stream(stream_id: str, *, using: str = "default") -> None:

@@ -42,6 +42,7 @@ def swap(run: RebuildRun, projection: Projection) -> int:
         events = _read_rest(log, run.position, projection)
         position = _apply(projection, events, run.position, run.shadow_table)
         shadow.swap(projection.TABLE, run.shadow_table)
+        store.announce(projection.CATEGORIES)  # read caches of this view (kernel/fresh_cache.py) drop it at commit
         if not is_inline(projection):
             Checkpoint.objects.update_or_create(name=projection.NAME, defaults={"position": position})
         code_versions.record(projection, run)

@@ -9,5 +9,8 @@ os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-not-secret-" + "k" * 40)
 # Many tests log in and sign up from 127.0.0.1; the throttle tests set their own low rates.
 os.environ.setdefault("THROTTLE_LOGIN_RATE", "100000/hour")
 os.environ.setdefault("THROTTLE_SIGNUP_RATE", "100000/hour")
+# The per-process read caches trust notifications that a test's rolled-back transaction never
+# sends: off, except in tests/integration/test_read_caches.py, which turns them on.
+os.environ.setdefault("READ_CACHES", "0")
 
 from cartlog.settings import *  # noqa: F403

@@ -55,6 +55,11 @@ class EventStore(LogReader, Protocol):
         """One unit of work: the appends inside become visible together, or not at all."""
         ...
 
+    def announce(self, categories: Sequence[str]) -> None:
+        """Tell listeners, at this transaction's commit, that what the log of `categories` makes
+        changed without an append (a rebuilt view put live): caches of those views drop it."""
+        ...
+
     def pipelined_atomic(self) -> AbstractContextManager[None]:
         """`atomic()` in fewer round trips: writes whose results are not read are sent with the
         next read or the commit (PostgreSQL; elsewhere the same as `atomic()`). Inside, only the

@@ -73,6 +73,9 @@ class MemoryStore:
     def lock_stream(self, stream_id: str) -> None:
         """`atomic` already serializes every writer."""
 
+    def announce(self, categories: Sequence[str]) -> None:
+        """Nobody listens to the memory store."""
+
     def pipelined_atomic(self) -> AbstractContextManager[None]:
         return self.atomic()
 

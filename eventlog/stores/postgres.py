@@ -106,6 +106,11 @@ class PostgresStore(SqlStore):
         and then consumes must commit in between)."""
         return self.select_after(after_position, limit, categories, until_not=VISIBLE)
 
+    def announce(self, categories: Sequence[str]) -> None:
+        with self.connection.cursor() as cursor:
+            for category in categories:
+                cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, category])
+
     def lock_stream(self, stream_id: str) -> None:
         # An advisory lock takes no transaction id, so the append that follows stays on
         # eventlog_append's fast path; the two-key form keeps it apart from its one-key locks.

@@ -34,6 +34,9 @@ class SqlStore:
     def atomic(self) -> AbstractContextManager[None]:
         return transaction.atomic(using=self.using)
 
+    def announce(self, categories: Sequence[str]) -> None:
+        """No LISTEN here: readers poll (PostgreSQL overrides it)."""
+
     def pipelined_atomic(self) -> AbstractContextManager[None]:
         """`atomic()`, sent in fewer round trips where the database allows (PostgreSQL overrides it)."""
         return self.atomic()
