@@ -29,6 +29,7 @@ from .cart_serializers import (
     EventOutput,
     OrderOutput,
     QuantityInput,
+    cart_body,
     cart_data,
 )
 from .freshness import POSITION
@@ -97,7 +98,7 @@ def parse_at_version(value: str, current: int) -> int:
 
 
 def cart_response(state: CartState, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    body = CartOutput(cart_data(state)).data
+    body = cart_body(state)
     return Response(body, status=status, headers={"ETag": f'"{state.version}"', **(headers or {})})
 
 
