@@ -5,25 +5,78 @@ commit) and folding in Python; reading batch n+1 on a second connection while
 batch n is applied and committed overlaps the two. The read needs no
 transaction of ours: `store.read_all` is gap-safe on any connection, and a
 batch is fixed by the position it starts after.
+
+A projection with `apply_decoded` (cart_view) gets its batches lean
+(`LogEvent`): only the columns a fold needs, decoded straight into the domain
+event, with no `RecordedEvent`, event id, metadata or recording time. The rows
+are the same ones `read_all` returns (`read_all_rows`: the same query, the same
+gap-safe stop); a third of a rebuild's time went into the parts it leaves out.
 """
 
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from datetime import datetime
+from typing import Any, NamedTuple
 
 from django.db import connection
 
 from eventlog import store
-from eventlog.records import RecordedEvent
+from eventlog.codec import DomainEvent, decode_stored
+from eventlog.stores import for_connection
+from eventlog.stores.sql import SqlStore, loads, parse_timestamp
+
+# What a lean batch reads of each event, in LogEvent's order (schema version and data become the domain event).
+LEAN_COLUMNS = "position, stream_id, version, type, schema_version, data, occurred_at"
+
+
+class LogEvent(NamedTuple):
+    """An event as a rebuild folds it: where it stands in the log, and its domain event
+    (None for a type no module registered), upcast as `RecordedEvent.domain_event` is."""
+
+    position: int
+    stream_id: str
+    version: int
+    type: str
+    occurred_at: datetime
+    domain_event: DomainEvent | None
+
+    @property
+    def category(self) -> str:
+        return self.stream_id.split("-", 1)[0]
+
+
+def decode(rows: Sequence[Sequence[Any]]) -> list[LogEvent]:
+    """Rows of LEAN_COLUMNS as LogEvents."""
+    return [
+        LogEvent(
+            int(position),
+            stream_id,
+            int(version),
+            type_,
+            parse_timestamp(occurred_at),
+            decode_stored(type_, schema_version, loads(data)),
+        )
+        for position, stream_id, version, type_, schema_version, data, occurred_at in rows
+    ]
+
+
+def read_lean(after: int, limit: int, categories: Sequence[str]) -> list[LogEvent]:
+    """`store.read_all(after, limit, categories=...)`, as LogEvents."""
+    log = for_connection()
+    if not isinstance(log, SqlStore):  # pragma: no cover - every Django database has an SQL store
+        raise TypeError(f"no bulk read on {type(log).__name__}")
+    return decode(log.read_all_rows(after, limit, categories, LEAN_COLUMNS))
 
 
 class Reader:
-    def __init__(self, categories: tuple[str, ...], batch_size: int) -> None:
-        self.categories, self.batch_size = categories, batch_size
+    def __init__(self, categories: tuple[str, ...], batch_size: int, *, lean: bool = False) -> None:
+        self.categories, self.batch_size, self.lean = categories, batch_size, lean
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rebuild-read")
-        self.ahead: tuple[int, Future[list[RecordedEvent]]] | None = None
+        self.ahead: tuple[int, Future[list[Any]]] | None = None
 
-    def read(self, after: int) -> list[RecordedEvent]:
-        """The batch after `after`; when it is full, the next one is on its way already."""
+    def read(self, after: int) -> list[Any]:
+        """The batch after `after` (RecordedEvents, or LogEvents if `lean`); when it is full,
+        the next one is on its way already."""
         if self.ahead is None or self.ahead[0] != after:
             self.ahead = (after, self.pool.submit(self._read, after))
         events = self.ahead[1].result()
@@ -31,7 +84,9 @@ class Reader:
         self.ahead = (events[-1].position, self.pool.submit(self._read, events[-1].position)) if full else None
         return events
 
-    def _read(self, after: int) -> list[RecordedEvent]:
+    def _read(self, after: int) -> list[Any]:
+        if self.lean:
+            return read_lean(after, self.batch_size, self.categories)
         return store.read_all(after, self.batch_size, categories=self.categories)
 
     def __enter__(self) -> "Reader":
