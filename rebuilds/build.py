@@ -11,7 +11,6 @@ the last few events are taken under the swap's lock (rebuilds.finish).
 
 import threading
 import time
-from collections.abc import Callable
 
 from django.db import transaction
 
@@ -21,7 +20,7 @@ from projections.registry import Projection
 from . import runs
 from .models import RebuildRun, RunStatus
 from .progress import Progress
-from .reader import LogEvent, Reader
+from .reader import Reader, decode
 
 PASSES = 3  # aims at the head; then the lock takes the rest
 
@@ -43,7 +42,7 @@ def catch_up(
     """
     clock = (time.monotonic(), run.events_done)
     progress.start(run, store.head_position())
-    with Reader(tuple(projection.CATEGORIES), batch_size, lean=_lean_apply(projection) is not None) as reader:
+    with Reader(tuple(projection.CATEGORIES), batch_size, lean=hasattr(projection, "apply_decoded")) as reader:
         for _ in range(PASSES):
             if not _pass(run, projection, reader, progress, stop, pause, clock):
                 return False
@@ -76,19 +75,16 @@ def _pass(
     return True
 
 
-def _lean_apply(projection: Projection) -> Callable[[list[LogEvent], str], None] | None:
-    """The projection's `apply_decoded` (the same rows as `apply`, from lean batches), if it has one."""
-    apply: Callable[[list[LogEvent], str], None] | None = getattr(projection, "apply_decoded", None)
-    return apply
-
-
 def _batch(run: RebuildRun, projection: Projection, reader: Reader, started: float, done_before: int) -> bool:
     """One batch into the shadow, with the run's checkpoint, in one transaction."""
     events = reader.read(run.position)
     if not events:
         return False
     with transaction.atomic():
-        (_lean_apply(projection) or projection.apply)(events, run.shadow_table)
+        if reader.lean:  # rows of LEAN_COLUMNS, decoded here (rebuilds.reader)
+            projection.apply_decoded(decode(events), run.shadow_table)  # type: ignore[attr-defined]
+        else:
+            projection.apply(events, run.shadow_table)
         rate = (run.events_done + len(events) - done_before) / max(time.monotonic() - started, 1e-6)
-        runs.record_batch(run, events[-1].position, len(events), rate)
+        runs.record_batch(run, reader.last_position(events), len(events), rate)
     return len(events) == reader.batch_size

@@ -16,7 +16,7 @@ from django.db import transaction
 from eventlog import store
 from eventlog.records import NewEvent, RecordedEvent
 from projections import cart_view
-from rebuilds.reader import LogEvent, Reader, read_lean
+from rebuilds.reader import LogEvent, Reader, decode, read_lean
 from tests.log_helpers import wait_until_readable
 
 from .rebuild_support import shop
@@ -62,7 +62,7 @@ def test_lean_batches_hold_what_read_all_holds(seeded_catalog: None, batch: int)
     assert upcast[-1].subtotal == Decimal("5.00")  # type: ignore[union-attr]
     assert [event.domain_event for event in got if event.type == "SomethingUnregistered"] == [None, None]
     with Reader(("cart",), 5, lean=True) as reader:
-        assert [tuple(e) for e in reader.read(0)] == expected_cart_head(5)
+        assert [tuple(e) for e in decode(reader.read(0))] == expected_cart_head(5)
 
 
 def expected_cart_head(count: int) -> list[tuple[object, ...]]:
