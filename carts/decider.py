@@ -11,8 +11,6 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any, Protocol, TypeVar
 
-from eventlog.records import RecordedEvent
-
 from . import commands as c
 from . import errors
 from . import events as e
@@ -226,7 +224,7 @@ class StoredEvent(Protocol):
     def domain_event(self) -> object: ...
 
 
-def fold_recorded(state: CartState, recorded: Iterable[RecordedEvent] | Iterable[StoredEvent]) -> CartState:
+def fold_recorded(state: CartState, recorded: Iterable[StoredEvent]) -> CartState:
     """Fold stored events; events of other types on the stream only move the version."""
     last = None
     for last in recorded:

@@ -12,9 +12,9 @@ into `LogEvent`s (the domain event, with no `RecordedEvent`, event id, metadata
 or recording time). The rows are the same ones `read_all` returns
 (`read_all_rows`: the same query, the same gap-safe stop); a third of a
 rebuild's time went into the parts it leaves out. They are decoded by the
-thread that folds them, not here: Python code in this thread only holds the
-GIL while the folding thread wants it back from each PostgreSQL round trip
-(decoding here made the whole rebuild about 15% slower).
+thread that folds them, not here: decoding in this thread held the GIL just
+when the folding thread came back from a PostgreSQL round trip and wanted it
+(the whole rebuild was about 15% slower).
 """
 
 from collections.abc import Sequence
@@ -43,10 +43,6 @@ class LogEvent(NamedTuple):
     type: str
     occurred_at: datetime
     domain_event: DomainEvent | None
-
-    @property
-    def category(self) -> str:
-        return self.stream_id.split("-", 1)[0]
 
 
 def decode(rows: Sequence[Sequence[Any]]) -> list[LogEvent]:
