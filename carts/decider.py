@@ -6,12 +6,10 @@ Django, no clock, no I/O: everything a decision needs arrives in the command.
 """
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
-from typing import Any
-
-from eventlog.records import RecordedEvent
+from typing import Any, Protocol, TypeVar
 
 from . import commands as c
 from . import errors
@@ -191,31 +189,42 @@ def evolve(state: CartState, event: e.CartEvent) -> CartState:
     """Fold one event in. The stream version is the caller's to set (see `fold_recorded`)."""
     match event:
         case e.CartStarted(owner=owner):
-            return replace(state, status=CartStatus.OPEN, owner=owner)
+            return _replace(state, status=CartStatus.OPEN, owner=owner)
         case e.ItemAdded(sku=sku, quantity=quantity, unit_price=price):
             line = state.line(sku)
             if line is None:
-                return replace(state, lines=(*state.lines, Line(sku=sku, quantity=quantity, unit_price=price)))
-            return _with_line(state, replace(line, quantity=line.quantity + quantity))
+                return _replace(state, lines=(*state.lines, Line(sku=sku, quantity=quantity, unit_price=price)))
+            return _with_line(state, _replace(line, quantity=line.quantity + quantity))
         case e.ItemQuantityChanged(sku=sku, to_quantity=quantity):
             line = state.line(sku)
-            return _with_line(state, replace(line, quantity=quantity)) if line else state
+            return _with_line(state, _replace(line, quantity=quantity)) if line else state
         case e.ItemRemoved(sku=sku):
-            return replace(state, lines=tuple(line for line in state.lines if line.sku != sku))
+            return _replace(state, lines=tuple(line for line in state.lines if line.sku != sku))
         case e.CartOwnerChanged(to_owner=owner):
-            return replace(state, owner=owner)
+            return _replace(state, owner=owner)
         case e.CheckedOut(order_id=order_id, discount=discount, coupon=coupon):
-            return replace(state, status=CartStatus.CHECKED_OUT, order_id=order_id, discount=discount, coupon=coupon)
+            return _replace(state, status=CartStatus.CHECKED_OUT, order_id=order_id, discount=discount, coupon=coupon)
     return state
 
 
 def fold(state: CartState, events: Iterable[e.CartEvent]) -> CartState:
     for event in events:
-        state = replace(evolve(state, event), version=state.version + 1)
+        state = _replace(evolve(state, event), version=state.version + 1)
     return state
 
 
-def fold_recorded(state: CartState, recorded: Iterable[RecordedEvent]) -> CartState:
+class StoredEvent(Protocol):
+    """What `fold_recorded` reads of a stored event: a `RecordedEvent`, or the leaner
+    decoded row a rebuild reads (rebuilds.reader.LogEvent)."""
+
+    @property
+    def version(self) -> int: ...
+
+    @property
+    def domain_event(self) -> object: ...
+
+
+def fold_recorded(state: CartState, recorded: Iterable[StoredEvent]) -> CartState:
     """Fold stored events; events of other types on the stream only move the version."""
     last = None
     for last in recorded:
@@ -224,8 +233,27 @@ def fold_recorded(state: CartState, recorded: Iterable[RecordedEvent]) -> CartSt
             state = evolve(state, event)
     # `evolve` never reads the version, so it is set once, from the last event (a
     # rebuild folds millions of events: one copy of the state per event is enough).
-    return state if last is None else replace(state, version=last.version)
+    return state if last is None else _replace(state, version=last.version)
 
 
 def _with_line(state: CartState, new: Line) -> CartState:
-    return replace(state, lines=tuple(new if line.sku == new.sku else line for line in state.lines))
+    return _replace(state, lines=tuple(new if line.sku == new.sku else line for line in state.lines))
+
+
+_Value = TypeVar("_Value", CartState, Line)
+
+
+def _replace(value: _Value, **changes: Any) -> _Value:
+    """`dataclasses.replace` for the decider's own values: a new object, the old one untouched.
+
+    A state and a line are frozen dataclasses of plain fields (no __post_init__, no
+    slots, no init=False fields), so a copy of the instance dict with the changes
+    laid over it is exactly what `replace` builds, without its per-field work: a
+    rebuild folds a million events through here (docs/rebuilding.md, speed).
+    tests/unit/test_decider.py checks it against `dataclasses.replace`.
+    """
+    copy = object.__new__(type(value))
+    fields = copy.__dict__
+    fields.update(value.__dict__)
+    fields.update(changes)
+    return copy

@@ -9,8 +9,9 @@ disagree with what the write side decides on.
 import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol, cast
 
 import orjson
 from django.db import connections
@@ -64,6 +65,49 @@ def apply(
         fresh = [event for event in cart_events if event.version > state.version]
         if fresh:
             rows.append(to_row(fold_recorded(state, fresh), fresh[-1], connection))
+    _upsert(connection, table, rows)
+
+
+class DecodedEvent(Protocol):
+    """What `apply_decoded` reads of an event: a rebuild's lean batch (rebuilds.reader.LogEvent)."""
+
+    @property
+    def position(self) -> int: ...
+    @property
+    def stream_id(self) -> str: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def occurred_at(self) -> datetime: ...
+    @property
+    def domain_event(self) -> object: ...
+
+
+def apply_decoded(events: Sequence[DecodedEvent], table: str = TABLE, *, using: str = "default") -> None:
+    """`apply` for a rebuild's batches, read lean (rebuilds.reader): the same fold, rows and upsert.
+
+    A rebuild has no `prior`; a cart whose first event here is not its version 1
+    continues from its row in `table`, and the upsert never moves a row back.
+    """
+    by_cart: dict[str, list[DecodedEvent]] = defaultdict(list)
+    for event in events:
+        if event.stream_id.startswith(streams.PREFIX):
+            by_cart[event.stream_id[len(streams.PREFIX) :]].append(event)
+    if not by_cart:
+        return
+    connection = connections[using]
+    unknown = [cart_id for cart_id, evs in by_cart.items() if evs[0].version > 1]
+    current = _load(connection, table, unknown) if unknown else {}
+    rows = []
+    for cart_id, cart_events in by_cart.items():
+        state = current.get(cart_id)
+        if state is not None:
+            cart_events = [event for event in cart_events if event.version > state.version]
+            if not cart_events:
+                continue
+        last = cart_events[-1]
+        folded = fold_recorded(state or initial_state(cart_id), cart_events)
+        rows.append(to_row(folded, cast(RecordedEvent, last), connection))  # to_row reads position, occurred_at
     _upsert(connection, table, rows)
 
 

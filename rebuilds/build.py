@@ -1,7 +1,8 @@
 """Filling the shadow: batches of the log from the run's checkpoint, each one transaction.
 
 Each batch is read (gap-safe, `store.read_all`, one batch ahead: rebuilds.reader),
-then folded into the shadow by the projection's own `apply` with the run's
+then folded into the shadow by the projection's own `apply` (or `apply_decoded`,
+the same rows from a lean batch: rebuilds.reader) with the run's
 checkpoint moved in the same transaction: a SIGKILL at any point leaves shadow
 and checkpoint in step, and the next run resumes from there. The loop stops once a batch comes back short,
 i.e. the shadow has caught up with the head as far as it is safe to read;
@@ -19,7 +20,7 @@ from projections.registry import Projection
 from . import runs
 from .models import RebuildRun, RunStatus
 from .progress import Progress
-from .reader import Reader
+from .reader import Reader, decode
 
 PASSES = 3  # aims at the head; then the lock takes the rest
 
@@ -41,7 +42,7 @@ def catch_up(
     """
     clock = (time.monotonic(), run.events_done)
     progress.start(run, store.head_position())
-    with Reader(tuple(projection.CATEGORIES), batch_size) as reader:
+    with Reader(tuple(projection.CATEGORIES), batch_size, lean=hasattr(projection, "apply_decoded")) as reader:
         for _ in range(PASSES):
             if not _pass(run, projection, reader, progress, stop, pause, clock):
                 return False
@@ -80,7 +81,10 @@ def _batch(run: RebuildRun, projection: Projection, reader: Reader, started: flo
     if not events:
         return False
     with transaction.atomic():
-        projection.apply(events, run.shadow_table)
+        if reader.lean:  # rows of LEAN_COLUMNS, decoded here (rebuilds.reader)
+            projection.apply_decoded(decode(events), run.shadow_table)  # type: ignore[attr-defined]
+        else:
+            projection.apply(events, run.shadow_table)
         rate = (run.events_done + len(events) - done_before) / max(time.monotonic() - started, 1e-6)
-        runs.record_batch(run, events[-1].position, len(events), rate)
+        runs.record_batch(run, reader.last_position(events), len(events), rate)
     return len(events) == reader.batch_size

@@ -111,6 +111,12 @@ class PostgresStore(SqlStore):
             for category in categories:
                 cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, category])
 
+    def read_all_rows(
+        self, after_position: int, limit: int, categories: Sequence[str] | None, columns: str
+    ) -> list[tuple[Any, ...]]:
+        """`read_all`'s rows undecoded, only `columns`, gap-safe as `read_all` (a rebuild's bulk read)."""
+        return self.select_rows_after(after_position, limit, categories, columns, VISIBLE)
+
     def lock_stream(self, stream_id: str) -> None:
         # An advisory lock takes no transaction id, so the append that follows stays on
         # eventlog_append's fast path; the two-key form keeps it apart from its one-key locks.

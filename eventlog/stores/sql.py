@@ -69,6 +69,13 @@ class SqlStore:
     ) -> list[RecordedEvent]:
         """Events after a position (in the categories given), in position order; with `until_not`
         (an SQL condition on a row), only those before the first row for which it is false."""
+        return [record(row) for row in self.select_rows_after(after_position, limit, categories, COLUMNS, until_not)]
+
+    def select_rows_after(
+        self, after_position: int, limit: int, categories: Sequence[str] | None, columns: str, until_not: str | None
+    ) -> list[tuple[Any, ...]]:
+        """`select_after`'s rows as the database returns them, only `columns` (a bulk reader
+        that decodes what it needs itself reads less: a rebuild, rebuilds.reader)."""
         conditions = ["position > %s"]
         params: list[Any] = [after_position]
         if categories:
@@ -76,12 +83,19 @@ class SqlStore:
             params.extend(f"{category}-%" for category in categories)
         flag = f"({until_not})" if until_not else "TRUE"
         sql = (
-            f"SELECT {flag}, {COLUMNS} FROM eventlog_event WHERE {' AND '.join(conditions)} ORDER BY position LIMIT %s"
+            f"SELECT {flag}, {columns} FROM eventlog_event WHERE {' AND '.join(conditions)} ORDER BY position LIMIT %s"
         )
         with self.connection.cursor() as cursor:
             self.prepare_bulk_read(cursor)
             cursor.execute(sql, [*params, limit])
-            return [record(row[1:]) for row in takewhile(lambda row: bool(row[0]), cursor.fetchall())]
+            return [row[1:] for row in takewhile(lambda row: bool(row[0]), cursor.fetchall())]
+
+    def read_all_rows(
+        self, after_position: int, limit: int, categories: Sequence[str] | None, columns: str
+    ) -> list[tuple[Any, ...]]:
+        """`read_all`'s rows undecoded, only `columns`: the same events, gap-safe the same way.
+        This is SQLite's `read_all`, where every committed event is safe; PostgreSQL overrides it."""
+        return self.select_rows_after(after_position, limit, categories, columns, None)
 
     def prepare_bulk_read(self, cursor: Any) -> None:
         """A backend's hook to speed up decoding many rows; nothing by default."""

@@ -2,6 +2,7 @@
 
 from datetime import UTC, datetime
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -77,3 +78,26 @@ def test_checkout_applies_the_discount_and_records_it() -> None:
     assert (event.subtotal, event.discount, event.total, event.coupon) == (
         Decimal("30.00"), Decimal("3.00"), Decimal("27.00"), "X",
     )  # fmt: skip
+
+
+def test_the_deciders_copy_is_dataclasses_replace() -> None:
+    # evolve copies states and lines with a cheaper `_replace`; it must build what `replace` builds.
+    from dataclasses import fields, replace
+
+    from carts.decider import CartStatus, Line, _replace
+
+    line = Line(sku="COF-001", quantity=2, unit_price=Decimal("12.50"))
+    state = CartState(cart_id="c1", status=CartStatus.OPEN, owner="user:1", lines=(line,), version=3)
+    changes: dict[str, Any] = {
+        "cart_id": "c2", "status": CartStatus.CHECKED_OUT, "owner": "user:2", "lines": (), "version": 4,
+        "order_id": "o1", "discount": Decimal("1.00"), "coupon": "TEN",
+    }  # fmt: skip
+    assert set(changes) == {f.name for f in fields(CartState)}
+    for name, value in changes.items():
+        copied = _replace(state, **{name: value})
+        assert copied == replace(state, **{name: value}) and type(copied) is CartState
+        assert copied.__dict__ == replace(state, **{name: value}).__dict__
+    assert _replace(line, quantity=3) == replace(line, quantity=3)
+    assert state.version == 3 and line.quantity == 2  # the originals are untouched
+    with pytest.raises(AttributeError):
+        _replace(state, owner="x").owner = "y"  # type: ignore[misc]  # still frozen
