@@ -122,6 +122,8 @@ def _write_batch(
         events=checkpoint.events + len(events),
         updated_at=files.now_iso(),
         last_event_id=str(events[-1].event_id),
+        # Every part file written from here on has the typed cart columns (archive_files.SCHEMA).
+        typed_from=checkpoint.position + 1 if checkpoint.typed_from is None else checkpoint.typed_from,
     )
     files.write_checkpoint(root, moved)  # only now are the files above part of the archive
     return moved, written

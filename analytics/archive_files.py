@@ -20,18 +20,23 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from django.core.serializers.json import DjangoJSONEncoder
 
+from carts import streams as cart_streams
 from eventlog.records import RecordedEvent
 from spark_jobs.archive_layout import (
+    CART_COLUMNS,
     CHECKPOINT_FILE,
+    COLUMNS,
     PART_NAME,
     PARTITION_PREFIX,
     ArchiveCheckpoint,
+    cart_values,
     part_name,
     partition_dir,
 )
 from spark_jobs.archive_layout import events_dir as layout_events_dir
 
 TIMESTAMP = pa.timestamp("us", tz="UTC")
+MONEY = pa.decimal128(12, 2)
 SCHEMA = pa.schema(
     [
         ("position", pa.int64()),
@@ -44,8 +49,18 @@ SCHEMA = pa.schema(
         ("metadata", pa.string()),  # JSON text
         ("occurred_at", TIMESTAMP),
         ("recorded_at", TIMESTAMP),
+        # CART_COLUMNS: cart events' data fields typed, so the jobs read them without parsing JSON.
+        ("cart_owner", pa.string()),
+        ("cart_sku", pa.string()),
+        ("cart_quantity", pa.int32()),
+        ("cart_unit_price", MONEY),
+        ("cart_from_quantity", pa.int32()),
+        ("cart_to_quantity", pa.int32()),
+        ("cart_total", MONEY),
+        ("cart_lines", pa.list_(pa.struct([("sku", pa.string()), ("quantity", pa.int32())]))),
     ]
 )
+assert tuple(SCHEMA.names) == COLUMNS + CART_COLUMNS
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,18 +98,27 @@ def _write_part(root: Path, event_date: date, events: list[RecordedEvent]) -> Pa
 
 
 def to_table(events: Sequence[RecordedEvent]) -> pa.Table:
-    columns = {
+    data = [_json(e.data) for e in events]
+    columns: dict[str, list[object]] = {
         "position": [e.position for e in events],
         "event_id": [str(e.event_id) for e in events],
         "stream_id": [e.stream_id for e in events],
         "version": [e.version for e in events],
         "type": [e.type for e in events],
         "schema_version": [e.schema_version for e in events],
-        "data": [_json(e.data) for e in events],
+        "data": list(data),
         "metadata": [_json(e.metadata) for e in events],
         "occurred_at": [e.occurred_at for e in events],
         "recorded_at": [e.recorded_at for e in events],
     }
+    no_values = (None,) * len(CART_COLUMNS)
+    # From the JSON text as written (what a reader parsing `data` sees), not the Python values.
+    typed = [
+        cart_values(json.loads(text)) if e.stream_id.startswith(cart_streams.PREFIX) else no_values
+        for e, text in zip(events, data, strict=True)
+    ]
+    for index, name in enumerate(CART_COLUMNS):
+        columns[name] = [values[index] for values in typed]
     return pa.Table.from_pydict(columns, schema=SCHEMA)
 
 

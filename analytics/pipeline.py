@@ -95,17 +95,14 @@ def run_all(progress: Progress | None = None, *, spark: SparkSession | None = No
     owned = spark is None and SparkSession.getActiveSession() is None
     session = spark or common.spark_session("cartlog-analytics", settings.SPARK_MASTER)
     try:
-        # The archive read once (kept for a job that parses it its own way, abandoned_carts), and its
-        # cart events parsed once for every job that reads them through common.cart_events.
-        events = common.read_archive(session, archive_root(), through=covers).cache()
-        try:
-            events_read = events.count()
-            say(f"spark: read {events_read} archived events through position {covers} ({session.sparkContext.master})")
-            with common.cart_events_cached(events, REUSED):
-                outputs = run_jobs(events, common.read_catalog(session, catalog_path))
-                collected = {name: [row.asDict() for row in rows] for name, rows in common.collect_all(outputs).items()}
-        finally:
-            events.unpersist()
+        # Every job reads the archive's cart events through common.cart_events: kept in memory once
+        # for all of them (the raw archive is not: counting it reads one column).
+        events = common.read_archive(session, archive_root(), through=covers)
+        events_read = events.count()
+        say(f"spark: read {events_read} archived events through position {covers} ({session.sparkContext.master})")
+        with common.cart_events_cached(events, REUSED):
+            outputs = run_jobs(events, common.read_catalog(session, catalog_path))
+            collected = {name: [row.asDict() for row in rows] for name, rows in common.collect_all(outputs).items()}
     finally:
         if owned:
             # Frees the cluster's cores and memory for the next application (a standalone master

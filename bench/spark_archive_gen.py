@@ -6,7 +6,7 @@ shape of data straight to Parquet: carts started over 30 days, 0-5 adds from a
 40-SKU catalog with planted pairs (BOK-001 -> BOK-006, KIT-001 -> KIT-002),
 quantity changes, removals, and checkouts with lines and totals. Deterministic
 for a seed. Layout and schema: analytics/archive_files.py (events/event_date=.../,
-_checkpoint.json).
+_checkpoint.json), the typed cart columns included.
 """
 
 import json
@@ -17,11 +17,17 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from spark_jobs.archive_layout import cart_values
+
 SCHEMA = pa.schema(
     [
         ("position", pa.int64()), ("event_id", pa.string()), ("stream_id", pa.string()), ("version", pa.int32()),
         ("type", pa.string()), ("schema_version", pa.int32()), ("data", pa.string()), ("metadata", pa.string()),
         ("occurred_at", pa.timestamp("us", tz="UTC")), ("recorded_at", pa.timestamp("us", tz="UTC")),
+        ("cart_owner", pa.string()), ("cart_sku", pa.string()), ("cart_quantity", pa.int32()),
+        ("cart_unit_price", pa.decimal128(12, 2)), ("cart_from_quantity", pa.int32()), ("cart_to_quantity", pa.int32()),
+        ("cart_total", pa.decimal128(12, 2)),
+        ("cart_lines", pa.list_(pa.struct([("sku", pa.string()), ("quantity", pa.int32())]))),
     ]
 )  # fmt: skip
 CATEGORIES: tuple[str, ...] = ("BOK", "KIT", "COF", "OUT")
@@ -47,7 +53,8 @@ def generate(root: Path, events: int, seed: int = 1) -> int:
         while len(rows) < target:
             rows.extend(_cart(rng, START + timedelta(days=day, seconds=rng.randrange(86_000)), position + len(rows)))
         position = _write_day(root, START + timedelta(days=day), rows)
-    (root / "_checkpoint.json").write_text(json.dumps({"position": position, "events": position}))
+    checkpoint = {"position": position, "events": position, "typed_from": 1}  # every part has the typed columns
+    (root / "_checkpoint.json").write_text(json.dumps(checkpoint))
     return position
 
 
@@ -57,7 +64,11 @@ def _cart(rng: random.Random, at: datetime, before: int) -> list[tuple[object, .
 
     def emit(type_: str, data: dict[str, object], when: datetime) -> None:
         position = before + len(out) + 1
-        out.append((position, f"{position:032x}", cart, len(out) + 1, type_, 1, json.dumps(data), "{}", when, when))
+        text = json.dumps(data)
+        out.append(
+            (position, f"{position:032x}", cart, len(out) + 1, type_, 1, text, "{}", when, when,
+             *cart_values(json.loads(text)))
+        )  # fmt: skip
 
     emit("CartStarted", {"owner": f"anon:{rng.randrange(200_000)}"}, at)
     lines: dict[str, int] = {}

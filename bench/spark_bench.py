@@ -15,7 +15,9 @@ same files:
     common.cart_events_cached);
   - DuckDB (threads=2, the same two cores): the same views as SQL
     (bench/spark_duckdb_sql.py), every result fetched.
-Medians over the rounds; the 1M -> 5M scaling ratio of each. The real archiver
+Medians over the rounds; the 1M -> 5M scaling ratio of each. Beside each wall time, the
+CPU time the engine's process used meanwhile (Spark's JVM, DuckDB's Python process): on a
+machine shared with other work it moves less with the load than wall time does. The real archiver
 (analytics.archive) is timed apart, over a log the bulk simulator writes to a
 fresh PostgreSQL database (--archiver-events, default 300k), and its rate
 extrapolated to 1M and 5M. The two engines'
@@ -116,9 +118,12 @@ def measure(spark: Any, root: Path, through: int, rounds: int) -> dict[str, Any]
 
     runs: dict[str, list[float]] = {}
     outputs: dict[str, Any] = {}
+    # CPU time beside wall time: on a machine shared with other work it moves less with the load.
+    # Spark's is its JVM's (driver and executors, local[2]); DuckDB's this process's.
+    cpu = {spark_jobs: process_cpu(spark._jvm.java.lang.ProcessHandle.current().pid()), duck_jobs: time.process_time}
     for round_ in range(rounds):
         for engine in (spark_jobs, duck_jobs):
-            outputs |= engine(Clock(runs, f"  round {round_ + 1}"))
+            outputs |= engine(Clock(runs, f"  round {round_ + 1}", cpu[engine]))
     _check_same_figures(outputs["Spark analytics"]["summary"][0], outputs["DuckDB analytics"]["summary"][0])
     planted = [r for r in outputs["Spark recommendations"] if r.sku == "BOK-001" and r.rank == 1]
     assert planted and planted[0].recommended_sku == "BOK-006", planted
@@ -161,16 +166,35 @@ def one_run(archive: str, master: str) -> None:
 
 
 class Clock:
-    """Called after each step: the time since the step before goes to `runs[name]`."""
+    """Called after each step: the time since the step before goes to `runs[name]`, and the CPU
+    time `cpu()` counted meanwhile (the engine's process) to `runs[name + CPU]`."""
 
-    def __init__(self, runs: dict[str, list[float]], label: str) -> None:
-        self.runs, self.label, self.last = runs, label, time.perf_counter()
+    def __init__(self, runs: dict[str, list[float]], label: str, cpu: Callable[[], float]) -> None:
+        self.runs, self.label, self.cpu = runs, label, cpu
+        self.last, self.last_cpu = time.perf_counter(), cpu()
 
     def __call__(self, name: str) -> None:
-        now = time.perf_counter()
+        now, now_cpu = time.perf_counter(), self.cpu()
         self.runs.setdefault(name, []).append(now - self.last)
-        self.last = now
-        print(f"{self.label}: {name} {self.runs[name][-1]:.2f} s", flush=True)
+        self.runs.setdefault(name + CPU, []).append(now_cpu - self.last_cpu)
+        self.last, self.last_cpu = now, now_cpu
+        print(f"{self.label}: {name} {self.runs[name][-1]:.2f} s ({self.runs[name + CPU][-1]:.1f} s CPU)", flush=True)
+
+
+CPU = " CPU"
+
+
+def process_cpu(pid: int) -> Callable[[], float]:
+    """User + system CPU seconds of process `pid` so far (all its threads), from /proc."""
+    import os
+
+    ticks = os.sysconf("SC_CLK_TCK")
+
+    def seconds() -> float:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / ticks
+
+    return seconds
 
 
 def measure_archiver(events: int) -> str:
@@ -233,6 +257,17 @@ def report(results: dict[int, dict[str, Any]], args: argparse.Namespace) -> str:
         duck_total = r["DuckDB analytics"] + r["DuckDB recommendations"]
         figures = " | ".join(f"{r[c]:.2f}" for c in COLUMNS)
         lines.append(f"| {events:,} | {r['bytes'] / 1e6:.0f} MB | {figures} | {spark_total:.2f} | {duck_total:.2f} |")
+    lines += ["", "Spark total / DuckDB total, wall and CPU (medians; CPU: Spark's JVM, DuckDB's process):", ""]
+    for events in scales:
+        r = results[events]
+        wall = (r["Spark analytics"] + r["Spark recommendations"]) / (
+            r["DuckDB analytics"] + r["DuckDB recommendations"]
+        )
+        spark_cpu = r["Spark analytics" + CPU] + r["Spark recommendations" + CPU]
+        duck_cpu = r["DuckDB analytics" + CPU] + r["DuckDB recommendations" + CPU]
+        lines.append(
+            f"- {events:,}: wall {wall:.1f}x; CPU {spark_cpu:.1f} s / {duck_cpu:.1f} s = {spark_cpu / duck_cpu:.1f}x"
+        )
     if len(scales) >= 2:
         small, large = results[scales[0]], results[scales[-1]]
         factor = scales[-1] / scales[0]

@@ -5,6 +5,10 @@ definitions (event time, UTC days, cart streams only, 30-minute sessions,
 single-item also-bought rules with support, confidence and lift). DuckDB has no
 FP-Growth; for single-item rules counting co-occurring pairs gives the same
 figures (FP-Growth's thresholds only prune).
+
+It reads the cart fields from the archive's typed cart columns (spark_jobs/archive_layout.py,
+CART_COLUMNS), as the Spark jobs do, so neither engine parses JSON: an archive written by
+bench/spark_archive_gen.py has them in every part file.
 """
 
 import duckdb
@@ -12,8 +16,7 @@ import duckdb
 CART_EVENTS = """
 CREATE OR REPLACE TEMP VIEW cart AS
 SELECT position, stream_id AS cart_id, type, occurred_at,
-       data->>'$.owner' AS owner, data->>'$.sku' AS sku, CAST(data->>'$.quantity' AS INTEGER) AS quantity,
-       CAST(data->>'$.total' AS DECIMAL(12, 2)) AS total, data->'$.lines' AS lines
+       cart_owner AS owner, cart_sku AS sku, cart_quantity AS quantity, cart_total AS total, cart_lines AS lines
 FROM read_parquet('{root}/events/*/*.parquet', hive_partitioning = false)
 WHERE position <= {through} AND stream_id LIKE 'cart-%'
 """
@@ -45,9 +48,9 @@ VIEWS = {
     "product_activity": """
         WITH adds AS (SELECT sku, count(*) AS adds FROM cart WHERE type = 'ItemAdded' GROUP BY sku),
         bought AS (
-            SELECT line->>'$.sku' AS sku, sum(CAST(line->>'$.quantity' AS BIGINT)) AS purchased_quantity,
+            SELECT line.sku AS sku, sum(CAST(line.quantity AS BIGINT)) AS purchased_quantity,
                    count(DISTINCT cart_id) AS orders
-            FROM (SELECT cart_id, unnest(CAST(lines AS JSON[])) AS line FROM cart WHERE type = 'CheckedOut')
+            FROM (SELECT cart_id, unnest(lines) AS line FROM cart WHERE type = 'CheckedOut')
             GROUP BY 1),
         removed AS (SELECT sku, count(DISTINCT cart_id) AS added_then_removed FROM cart
                     WHERE type = 'ItemRemoved' GROUP BY sku)
@@ -84,8 +87,8 @@ VIEWS = {
 
 RECOMMENDATIONS = """
 WITH items AS (
-    SELECT DISTINCT cart_id, line->>'$.sku' AS sku
-    FROM (SELECT cart_id, unnest(CAST(lines AS JSON[])) AS line FROM cart WHERE type = 'CheckedOut')),
+    SELECT DISTINCT cart_id, line.sku AS sku
+    FROM (SELECT cart_id, unnest(lines) AS line FROM cart WHERE type = 'CheckedOut')),
 n AS (SELECT count(DISTINCT cart_id) AS n FROM items),
 item_orders AS (SELECT sku, count(*) AS orders FROM items GROUP BY sku),
 pairs AS (SELECT x.sku, y.sku AS recommended_sku, count(*) AS together

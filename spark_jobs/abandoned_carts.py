@@ -48,20 +48,16 @@ def transform(events: DataFrame, *, after_seconds: int, lateness_seconds: int) -
 
 
 def _cart_events(events: DataFrame) -> DataFrame:
-    data = F.from_json(F.col("data"), common.CART_DATA_SCHEMA)
-    return (
-        events.where(F.col("stream_id").startswith(cart_streams.PREFIX))
-        .withColumn("d", data)
-        .select(
-            F.col("stream_id").substr(len(cart_streams.PREFIX) + 1, 64).alias("cart_id"),
-            "position",
-            "type",
-            "occurred_at",
-            F.col("d.sku").alias("sku"),
-            F.coalesce(F.col("d.quantity"), F.lit(0)).alias("quantity"),
-            common.money(F.col("d.unit_price")).alias("unit_price"),
-            F.col("d.to_quantity").alias("to_quantity"),
-        )
+    """The cart events as `common.cart_events` parses them (so a run's cached parse serves this job too)."""
+    return common.cart_events(events).select(
+        F.col("cart_id").substr(len(cart_streams.PREFIX) + 1, 64).alias("cart_id"),
+        "position",
+        "type",
+        "occurred_at",
+        "sku",
+        F.coalesce(F.col("quantity"), F.lit(0)).alias("quantity"),
+        "unit_price",
+        "to_quantity",
     )
 
 

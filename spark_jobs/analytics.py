@@ -198,7 +198,10 @@ def sessions(cart: DataFrame, gap: str = SESSION_GAP) -> DataFrame:
     """Shopping sessions: a shopper's (the cart's starting owner) events with no pause longer than `gap`."""
     owners = cart.where(F.col("type") == "CartStarted").select("cart_id", F.col("owner").alias("shopper"))
     return (
-        cart.join(owners, "cart_id")
+        # A hash of each partition's owners, one row a cart, instead of sorting every event by
+        # cart to merge them in (a sort-merge join); both sides are still partitioned by cart, so
+        # the table a task holds shrinks as partitions are added.
+        cart.join(owners.hint("shuffle_hash"), "cart_id")
         .groupBy("shopper", F.session_window("occurred_at", gap).alias("s"))
         .agg(
             F.min("occurred_at").alias("first_at"),

@@ -40,6 +40,25 @@ EVENT_SCHEMA = T.StructType(
         T.StructField("recorded_at", T.TimestampType()),
     ]
 )
+# archive_layout.CART_COLUMNS, as analytics/archive_files.SCHEMA writes them.
+CART_SCHEMA = T.StructType(
+    [
+        T.StructField("cart_owner", T.StringType()),
+        T.StructField("cart_sku", T.StringType()),
+        T.StructField("cart_quantity", T.IntegerType()),
+        T.StructField("cart_unit_price", MONEY),
+        T.StructField("cart_from_quantity", T.IntegerType()),
+        T.StructField("cart_to_quantity", T.IntegerType()),
+        T.StructField("cart_total", MONEY),
+        T.StructField(
+            "cart_lines",
+            T.ArrayType(
+                T.StructType([T.StructField("sku", T.StringType()), T.StructField("quantity", T.IntegerType())])
+            ),
+        ),
+    ]
+)
+ARCHIVE_SCHEMA = T.StructType([*EVENT_SCHEMA.fields, *CART_SCHEMA.fields])
 CATALOG_SCHEMA = T.StructType(
     [
         T.StructField("sku", T.StringType()),
@@ -141,13 +160,46 @@ def checkpoint_position(archive: str | Path) -> int:
 
 
 def read_archive(spark: SparkSession, archive: str | Path, through: int | None = None) -> DataFrame:
-    """The archived events up to `through` (default: the archive's checkpoint); empty when there are none."""
+    """The archived events up to `through` (default: the archive's checkpoint); empty when there are none.
+
+    With the typed cart columns (ARCHIVE_SCHEMA): read from the part files that have them
+    (positions from the checkpoint's `typed_from`), parsed from `data` for the events before.
+    """
     events_dir = archive_layout.events_dir(archive)
-    through = checkpoint_position(archive) if through is None else min(through, checkpoint_position(archive))
+    checkpoint = archive_layout.read_checkpoint(archive)
+    through = checkpoint.position if through is None else min(through, checkpoint.position)
     if through == 0 or not any(events_dir.glob(f"{archive_layout.PARTITION_PREFIX}*/*.parquet")):
-        return spark.createDataFrame([], EVENT_SCHEMA)
-    frame = spark.read.option("basePath", str(events_dir)).parquet(str(events_dir))
-    return frame.select(*EVENT_SCHEMA.fieldNames()).where(F.col("position") <= through)
+        return spark.createDataFrame([], ARCHIVE_SCHEMA)
+    # The schema given, not inferred: no footers read to plan, and older part files read
+    # with nulls for the columns they lack.
+    frame = spark.read.schema(ARCHIVE_SCHEMA).option("basePath", str(events_dir)).parquet(str(events_dir))
+    frame = frame.select(*ARCHIVE_SCHEMA.fieldNames()).where(F.col("position") <= through)
+    typed_from = through + 1 if checkpoint.typed_from is None else checkpoint.typed_from
+    if typed_from <= 1:
+        return frame
+    untyped = with_cart_columns(frame.where(F.col("position") < typed_from).select(*EVENT_SCHEMA.fieldNames()))
+    if typed_from > through:
+        return untyped
+    return untyped.unionByName(frame.where(F.col("position") >= typed_from))
+
+
+def with_cart_columns(events: DataFrame) -> DataFrame:
+    """Events with only the EVENT_SCHEMA columns, and CART_SCHEMA's columns parsed from their `data`."""
+    data = F.from_json(F.col("data"), CART_DATA_SCHEMA)
+    lines = F.transform(
+        F.col("d.lines"), lambda line: F.struct(line["sku"].alias("sku"), line["quantity"].alias("quantity"))
+    )
+    return events.withColumn("d", data).select(
+        *EVENT_SCHEMA.fieldNames(),
+        F.col("d.owner").alias("cart_owner"),
+        F.col("d.sku").alias("cart_sku"),
+        F.col("d.quantity").alias("cart_quantity"),
+        money(F.col("d.unit_price")).alias("cart_unit_price"),
+        F.col("d.from_quantity").alias("cart_from_quantity"),
+        F.col("d.to_quantity").alias("cart_to_quantity"),
+        money(F.col("d.total")).alias("cart_total"),
+        lines.alias("cart_lines"),
+    )
 
 
 def read_catalog(spark: SparkSession, catalog: str | Path) -> DataFrame:
@@ -156,24 +208,26 @@ def read_catalog(spark: SparkSession, catalog: str | Path) -> DataFrame:
 
 
 def cart_events(events: DataFrame) -> DataFrame:
-    """Cart streams only (claims and others dropped), with the data fields the jobs read as columns."""
-    data = F.from_json(F.col("data"), CART_DATA_SCHEMA)
-    return (
-        events.where(F.col("stream_id").startswith(cart_streams.PREFIX))
-        .withColumn("d", data)
-        .select(
-            F.col("position"),
-            F.col("stream_id").alias("cart_id"),
-            F.col("type"),
-            F.col("occurred_at"),
-            F.col("d.owner").alias("owner"),
-            F.col("d.sku").alias("sku"),
-            F.col("d.quantity").alias("quantity"),
-            F.col("d.from_quantity").alias("from_quantity"),
-            F.col("d.to_quantity").alias("to_quantity"),
-            money(F.col("d.total")).alias("total"),
-            F.col("d.lines").alias("lines"),
-        )
+    """Cart streams only (claims and others dropped), with the data fields the jobs read as columns.
+
+    From the archive's typed cart columns (read_archive); events without them (EVENT_SCHEMA
+    only) get them parsed from `data` here.
+    """
+    if "cart_owner" not in events.columns:
+        events = with_cart_columns(events)
+    return events.where(F.col("stream_id").startswith(cart_streams.PREFIX)).select(
+        F.col("position"),
+        F.col("stream_id").alias("cart_id"),
+        F.col("type"),
+        F.col("occurred_at"),
+        F.col("cart_owner").alias("owner"),
+        F.col("cart_sku").alias("sku"),
+        F.col("cart_quantity").alias("quantity"),
+        F.col("cart_unit_price").alias("unit_price"),
+        F.col("cart_from_quantity").alias("from_quantity"),
+        F.col("cart_to_quantity").alias("to_quantity"),
+        F.col("cart_total").alias("total"),
+        F.col("cart_lines").alias("lines"),
     )
 
 

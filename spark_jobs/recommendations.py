@@ -68,13 +68,19 @@ def association_rules(orders: DataFrame, *, min_support: float, min_confidence: 
 
 def co_occurrence(orders: DataFrame) -> DataFrame:
     """Every pair bought together at least once, with support, confidence and lift (no thresholds)."""
-    items = orders.select("cart_id", F.explode("items").alias("sku"))
     total = orders.agg(F.count(F.lit(1)).alias("n"))
-    item_orders = items.groupBy("sku").agg(F.count(F.lit(1)).alias("x_orders"))
+    item_orders = orders.select(F.explode("items").alias("sku")).groupBy("sku").agg(F.count(F.lit(1)).alias("x_orders"))
+    # Each order's ordered pairs of its distinct SKUs, built inside the row: no join of the
+    # exploded items with themselves (a shuffle of every line), the same pairs and counts.
+    in_order = F.transform(
+        "items",
+        lambda x: F.transform(
+            F.filter("items", lambda y: y != x), lambda y: F.struct(x.alias("sku"), y.alias("recommended_sku"))
+        ),
+    )
     pairs = (
-        items.alias("x")
-        .join(items.alias("y"), (F.col("x.cart_id") == F.col("y.cart_id")) & (F.col("x.sku") != F.col("y.sku")))
-        .groupBy(F.col("x.sku").alias("sku"), F.col("y.sku").alias("recommended_sku"))
+        orders.select(F.explode(F.flatten(in_order)).alias("pair"))
+        .groupBy(F.col("pair.sku").alias("sku"), F.col("pair.recommended_sku").alias("recommended_sku"))
         .agg(F.count(F.lit(1)).alias("together"))
     )
     y_orders = item_orders.select(F.col("sku").alias("recommended_sku"), F.col("x_orders").alias("y_orders"))
