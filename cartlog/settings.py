@@ -128,6 +128,12 @@ if _db["ENGINE"] == "django.db.backends.sqlite3":
     _db["TEST"] = {"NAME": str(VAR_DIR / f"test_cartlog_{os.getpid()}.sqlite3")}
 else:
     _db.setdefault("OPTIONS", {})["connect_timeout"] = 5  # a server that does not answer is an outage, not a hang
+    # Server-side binding: psycopg sends the parameters apart from the statement and, from the fifth
+    # run of the same statement on a connection, prepares it, so PostgreSQL parses and plans the
+    # command path's few statements once per connection instead of every time (docs/round-trips.md).
+    # DB_SERVER_SIDE_BINDING=0 for client-side binding (e.g. behind a pooler that drops prepared statements).
+    if os.environ.get("DB_SERVER_SIDE_BINDING", "1") not in ("0", "false", "False", ""):
+        _db["OPTIONS"].update(server_side_binding=True, prepare_threshold=5)
     # One test database per pytest process, so parallel runs never collide.
     _db["TEST"] = {"NAME": f"test_{_db['NAME']}_{os.getpid()}"}
 

@@ -74,8 +74,7 @@ class CommandHandler:
         attempts = 1 if context.expected_version is not None else self.max_attempts
         for attempt in range(1, attempts + 1):
             try:
-                # Pipelined: begin + load, append, and the writes + commit are three round trips.
-                with self.store.pipelined_atomic():
+                with self.store.atomic():
                     if attempt > 1:
                         # After a conflict, wait in line behind this cart's other writers instead
                         # of racing them again: under contention optimistic retries can starve.

@@ -71,9 +71,9 @@ VALUES (%s, %s, %s, %s, %s) ON CONFLICT (command_id) DO NOTHING RETURNING 1
 
 
 def record(command_id: str, command: c.CartCommand, version: int) -> None:
-    """Written in the command's own transaction, after its append. The answer is read (no row:
-    someone else's record is there), so a repeat is refused here and not at the commit; a
-    concurrent request's uncommitted record makes this insert wait for its end."""
+    """Written in the command's own transaction, after its append, in one statement: no row back
+    means someone else's record is there. A concurrent request's uncommitted record makes this
+    insert wait for its end, then find it."""
     with connection.cursor() as cursor:
         cursor.execute(RECORD, [command_id, fingerprint(command), command.cart_id, version, timezone.now()])
         if cursor.fetchone() is None:

@@ -112,7 +112,7 @@ ON CONFLICT (cart_id) DO UPDATE SET version = excluded.version, schema = exclude
 
 
 def save(state: CartState) -> None:
-    """One statement, no result read: in the handler's pipelined transaction it travels with the commit."""
+    """One statement (an upsert), in the command's transaction: it rolls back with the append."""
     with connection.cursor() as cursor:
         cursor.execute(SAVE, [state.cart_id, state.version, SCHEMA, dumps(to_data(state))])
 

@@ -85,29 +85,26 @@ class EventStoreContract:
             event.event_id, "Tested", {"a": [1, "x"]}, {"actor": "user:1"}, NOW,
         )  # fmt: skip
 
-    @pytest.mark.parametrize("unit", ["atomic", "pipelined_atomic"])
     @pytest.mark.parametrize("stale", [0, 1, 3])
-    def test_a_stale_expected_version_is_refused_and_appends_nothing(self, stale: int, unit: str) -> None:
+    def test_a_stale_expected_version_is_refused_and_appends_nothing(self, stale: int) -> None:
         s = stream()
         self.store.append(s, 0, [new(n=1), new(n=2)])
-        with pytest.raises(WrongExpectedVersionError), getattr(self.store, unit)():
+        with pytest.raises(WrongExpectedVersionError), self.store.atomic():
             self.store.append(s, stale, [new(n=99)])
         assert [e.data["n"] for e in self.store.read_stream(s)] == [1, 2]
         self.store.append(s, 2, [new(n=3)])  # the store is usable after the refusal
         assert self.store.stream_version(s) == 3
 
-    @pytest.mark.parametrize("unit", ["atomic", "pipelined_atomic"])
-    def test_a_failed_unit_of_work_appends_nothing(self, unit: str) -> None:
+    def test_a_failed_unit_of_work_appends_nothing(self) -> None:
         s = stream()
-        with pytest.raises(ZeroDivisionError), getattr(self.store, unit)():
+        with pytest.raises(ZeroDivisionError), self.store.atomic():
             self.store.append(s, 0, [new(n=1)])
             _ = 1 / 0
         assert self.store.read_stream(s) == [] and self.store.stream_version(s) == 0
 
-    @pytest.mark.parametrize("unit", ["atomic", "pipelined_atomic"])
-    def test_a_unit_of_work_commits_every_append_in_it(self, unit: str) -> None:
+    def test_a_unit_of_work_commits_every_append_in_it(self) -> None:
         s, t = stream(), stream()
-        with getattr(self.store, unit)():
+        with self.store.atomic():
             self.store.append(s, 0, [new(n=1)])
             self.store.append(t, 0, [new(n=2), new(n=3)])
             assert self.store.stream_version(s) == 1  # its own appends read back inside

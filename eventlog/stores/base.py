@@ -60,12 +60,6 @@ class EventStore(LogReader, Protocol):
         changed without an append (a rebuilt view put live): caches of those views drop it."""
         ...
 
-    def pipelined_atomic(self) -> AbstractContextManager[None]:
-        """`atomic()` in fewer round trips: writes whose results are not read are sent with the
-        next read or the commit (PostgreSQL; elsewhere the same as `atomic()`). Inside, only the
-        store and plain statements: nothing that opens a transaction of the framework's own."""
-        ...
-
     def hold_appends(self) -> AbstractContextManager[LogReader]:
         """Hold every append until the current transaction ends; the reader returns every
         committed event (none is in flight while appends are held). Must run inside

@@ -8,7 +8,7 @@ in the table, so what is read back is what a database would give.
 
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -75,9 +75,6 @@ class MemoryStore:
 
     def announce(self, categories: Sequence[str]) -> None:
         """Nobody listens to the memory store."""
-
-    def pipelined_atomic(self) -> AbstractContextManager[None]:
-        return self.atomic()
 
     @contextmanager
     def atomic(self) -> Iterator[None]:

@@ -13,7 +13,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.db import IntegrityError
-from psycopg.pq import TransactionStatus
 
 from ..errors import WrongExpectedVersionError
 from ..records import NewEvent, RecordedEvent
@@ -35,41 +34,6 @@ VISIBLE = "transaction_id < pg_snapshot_xmin(pg_current_snapshot())"
 
 
 class PostgresStore(SqlStore):
-    @contextmanager
-    def pipelined_atomic(self) -> Iterator[None]:
-        """A transaction whose writes do not wait for their answers: psycopg's pipeline mode.
-
-        `atomic()` costs a round trip for `BEGIN`, one per statement and one for `COMMIT`.
-        Here `BEGIN` travels with the first statement whose result is read, a write whose
-        result nobody reads (an inline view's upsert, a snapshot) travels with the next
-        read or with `COMMIT`: a cart command is three round trips (begin + load, append,
-        writes + commit) instead of six. An error of a queued write surfaces at the next
-        read or at the commit, and the whole transaction rolls back, as in `atomic()`.
-
-        The transaction is psycopg's, not Django's: inside, use the store and plain
-        statements only, nothing that opens a Django transaction (`update_or_create`,
-        `transaction.atomic`). Inside a caller's transaction it is `atomic()` (a savepoint)."""
-        connection = self.connection
-        if connection.in_atomic_block or not connection.get_autocommit():
-            with self.atomic():
-                yield
-            return
-        connection.ensure_connection()
-        raw = connection.connection
-        with connection.wrap_database_errors:  # psycopg's errors as Django's, as every other query's
-            try:
-                with raw.pipeline():
-                    raw.execute("BEGIN")
-                    try:
-                        yield
-                    except BaseException:
-                        raw.execute("ROLLBACK")  # skipped if a failed statement aborted the pipeline
-                        raise
-                    raw.execute("COMMIT")
-            finally:
-                if raw.info.transaction_status in (TransactionStatus.INTRANS, TransactionStatus.INERROR):
-                    raw.execute("ROLLBACK")
-
     def append(self, stream_id: str, expected_version: int, events: Sequence[NewEvent]) -> list[RecordedEvent]:
         if not events:
             return []

@@ -37,10 +37,6 @@ class SqlStore:
     def announce(self, categories: Sequence[str]) -> None:
         """No LISTEN here: readers poll (PostgreSQL overrides it)."""
 
-    def pipelined_atomic(self) -> AbstractContextManager[None]:
-        """`atomic()`, sent in fewer round trips where the database allows (PostgreSQL overrides it)."""
-        return self.atomic()
-
     def read_stream(
         self, stream_id: str, up_to_version: int | None = None, *, after_version: int = 0
     ) -> list[RecordedEvent]:

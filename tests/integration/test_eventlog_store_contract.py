@@ -12,8 +12,7 @@ from typing import Any
 
 import orjson
 import pytest
-from django.db import DatabaseError, IntegrityError, connection, connections, transaction
-from psycopg.pq import TransactionStatus
+from django.db import DatabaseError, connection, connections, transaction
 
 from eventlog import store
 from eventlog.errors import AppendsNotHeldError
@@ -81,32 +80,6 @@ class TestPostgresStore(SqlStoreContract):
         finally:
             release.set()
             thread.join(WAIT)
-
-    def test_a_queued_write_that_fails_at_the_commit_rolls_the_append_back(self) -> None:
-        """In a pipelined transaction a write whose result is not read fails only when the
-        commit is sent; the error is Django's, and the append before it never becomes visible."""
-        s = stream()
-        with connection.cursor() as cursor:
-            cursor.execute("CREATE TEMPORARY TABLE one_row (id integer PRIMARY KEY)")
-            cursor.execute("INSERT INTO one_row VALUES (1)")
-        with pytest.raises(IntegrityError), self.store.pipelined_atomic():
-            self.store.append(s, 0, [new(n=1)])
-            with connection.cursor() as cursor:
-                cursor.execute("INSERT INTO one_row VALUES (1)")  # queued: no result read
-        assert self.store.read_stream(s) == []
-        assert connection.connection.info.transaction_status is TransactionStatus.IDLE
-        self.store.append(s, 0, [new(n=2)])
-        assert [e.data["n"] for e in self.store.read_stream(s)] == [2]
-
-    def test_inside_a_callers_transaction_it_is_a_savepoint_of_it(self) -> None:
-        kept, undone = stream(), stream()
-        with transaction.atomic():
-            self.store.append(kept, 0, [new(n=1)])
-            with pytest.raises(ZeroDivisionError), self.store.pipelined_atomic():
-                self.store.append(undone, 0, [new(n=2)])
-                _ = 1 / 0
-        assert [e.data["n"] for e in self.store.read_stream(kept)] == [1]
-        assert self.store.read_stream(undone) == []
 
 
 @pytest.mark.sqlite
