@@ -117,3 +117,16 @@ def test_the_bench_generator_writes_the_archiver_schema(tmp_path: Path) -> None:
     [part, *_] = sorted((tmp_path / "events").glob("*/*.parquet"))
     assert pq.read_schema(part).names == [*archive_layout.COLUMNS, *archive_layout.CART_COLUMNS]
     assert archive_layout.read_checkpoint(tmp_path).typed_from == 1
+
+
+def test_the_bench_generator_writes_a_small_archive_that_fills_up_before_its_last_day(tmp_path: Path) -> None:
+    """Whole carts overshoot each day's share: 200 events are written before the last day comes."""
+    from bench.spark_archive_gen import generate
+
+    written = generate(tmp_path, 200, seed=1)
+
+    positions = sorted(
+        p for part in (tmp_path / "events").glob("*/*.parquet") for p in pq.read_table(part)["position"].to_pylist()
+    )
+    assert written >= 200 and positions == list(range(1, written + 1))
+    assert archive_layout.read_checkpoint(tmp_path).position == written
