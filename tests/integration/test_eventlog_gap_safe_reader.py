@@ -135,6 +135,31 @@ class HeldWriter(threading.Thread):
         assert not self.is_alive() and self.error is None, self.error
 
 
+def two_early_ids_around_a_fast_append(*followers: Follower, midway: Callable[[], object] = lambda: None) -> None:
+    """Two transactions take their ids, a fast append runs between them; the first appends after
+    the fast append commits and commits; the followers poll while the second is still open
+    (then `midway`), and catch up with all three events once it commits."""
+    first = HeldWriter(before=write_first)
+    first.start()
+    assert first.has_xid.wait(WAIT)
+    second = HeldWriter(before=write_first)  # an id between the first's and the fast append's
+    second.start()
+    assert second.has_xid.wait(WAIT)
+    fast = HeldWriter()
+    fast.start()
+    assert fast.appended.wait(WAIT)
+    first.go.set()
+    first.release.set()  # appends once the fast append has committed, then commits
+    fast.finish()
+    assert first.committed.wait(WAIT)
+    poll(*followers)  # the second is open: the fast append's event is committed but not safe yet
+    midway()
+    second.go.set()
+    second.finish()
+    for follower in followers:
+        follower.catch_up(3)
+
+
 def test_an_event_committed_after_a_later_position_is_still_read_once_in_order() -> None:
     safe, naive = Follower(gap_safe_read), Follower(naive_read)
     slow, fast = HeldWriter(), HeldWriter()
@@ -183,23 +208,7 @@ def test_two_writers_that_took_their_ids_before_appending_never_make_the_reader_
     the later event would never see the earlier one: read_all stops at the first committed event
     that is not safe yet. (Every checkout with stock is such a transaction: carts/checkout.py.)"""
     safe = Follower(gap_safe_read)
-    first = HeldWriter(before=write_first)
-    first.start()
-    assert first.has_xid.wait(WAIT)
-    second = HeldWriter(before=write_first)  # an id between the first's and the fast append's
-    second.start()
-    assert second.has_xid.wait(WAIT)
-    fast = HeldWriter()
-    fast.start()
-    assert fast.appended.wait(WAIT)
-    first.go.set()
-    first.release.set()  # appends once the fast append has committed, then commits
-    fast.finish()
-    assert first.committed.wait(WAIT)
-    safe.poll()  # the second is open: the fast append's event is committed but not safe yet
-    second.go.set()
-    second.finish()
-    safe.catch_up(3)
+    two_early_ids_around_a_fast_append(safe)
     everything = committed_positions()
     assert len(everything) == 3
     assert safe.seen == everything

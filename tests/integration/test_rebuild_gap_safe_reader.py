@@ -15,7 +15,7 @@ from .test_eventlog_gap_safe_reader import (
     committed_positions,
     gap_safe_read,
     poll,
-    write_first,
+    two_early_ids_around_a_fast_append,
 )
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -44,24 +44,10 @@ def test_an_event_committed_after_a_later_position_is_still_read_by_a_rebuild() 
 
 def test_two_writers_that_took_their_ids_before_appending_never_make_a_rebuild_skip() -> None:
     safe, lean = Follower(gap_safe_read), Follower(lean_read)
-    first = HeldWriter(before=write_first)
-    first.start()
-    assert first.has_xid.wait(WAIT)
-    second = HeldWriter(before=write_first)  # an id between the first's and the fast append's
-    second.start()
-    assert second.has_xid.wait(WAIT)
-    fast = HeldWriter()
-    fast.start()
-    assert fast.appended.wait(WAIT)
-    first.go.set()
-    first.release.set()  # appends once the fast append has committed, then commits
-    fast.finish()
-    assert first.committed.wait(WAIT)
-    poll(safe, lean)  # the second is open: the fast append's event is committed but not safe yet
-    assert lean.seen == safe.seen
-    second.go.set()
-    second.finish()
-    safe.catch_up(3)
-    lean.catch_up(3)
+
+    def same_so_far() -> None:
+        assert lean.seen == safe.seen
+
+    two_early_ids_around_a_fast_append(safe, lean, midway=same_so_far)
 
     assert lean.seen == safe.seen == committed_positions() and len(lean.seen) == 3
