@@ -6,13 +6,14 @@ cart command handler on it, and hands the consumers of the higher layers to
 `consumers.registry`. Nothing here runs at import time.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from carts.decider import CartState
 from carts.handler import CommandHandler
 from catalog.handler import CatalogHandler
 from eventlog import registry
-from eventlog.records import RecordedEvent
+from eventlog.alongside import Row
+from eventlog.records import NewEvent
 from eventlog.stores import EventStore
 from inventory.handler import StockHandler
 
@@ -86,10 +87,10 @@ def install_command_handler() -> None:
     handler.install(command_handler())
 
 
-def _inline_projections(events: Sequence[RecordedEvent], prior: Mapping[str, CartState]) -> None:
+def _inline_projections(state: CartState, events: Sequence[NewEvent]) -> Sequence[Row]:
     from projections import inline
 
-    inline.apply(events, prior=prior)
+    return inline.cart_rows(state, events)
 
 
 def catalog_handler(store: EventStore | None = None) -> CatalogHandler:

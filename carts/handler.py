@@ -1,40 +1,48 @@
 """The one path every cart command takes, from the API and from the web shop.
 
-    load the stream -> fold it -> decide -> append (expected version)
-                    -> inline projections -> idempotency record -> commit
+    read:  the idempotency record, if the request has a key; the cart's newest
+           snapshot and the events after it (one statement)
+    fold -> decide -> fold the new events in
+    write: append (expected version) + the inline view's row + a snapshot every
+           EVERY versions + the idempotency record: ONE statement (eventlog.alongside)
 
-all in one unit of work of the store (invariant 4). Loading starts from the
-cart's newest snapshot, if it has one, and folds only the events after it
-(carts/snapshots.py), so a command costs the same at any stream length. A concurrency conflict is
-retried from the top with a fresh read, unless the caller pinned a version
-(If-Match). What the handler works with (the event store, the idempotency
-records, the inline projections) comes from `cartlog.bootstrap`, which installs
-the process's handler at start; tests build their own on the in-memory store.
+The write is all or nothing (invariant 4), and it is a transaction of its own: on
+PostgreSQL a command costs two round trips, with no BEGIN or COMMIT around them.
+The reads need no transaction: if the cart changed since they ran, the append's
+expected version no longer holds and nothing is written. Loading folds from the
+newest snapshot (carts/snapshots.py), so a command costs the same at any stream
+length. A concurrency conflict is retried with a fresh read, unless the caller
+pinned a version (If-Match); a retry runs in a transaction that first waits in
+line behind the cart's other writers. What the handler works with (the event store,
+the idempotency records, the snapshots, the inline view) comes from `cartlog.bootstrap`,
+which installs the process's handler at start; tests build their own on the
+in-memory store.
 """
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from eventlog import codec
-from eventlog.errors import WrongExpectedVersionError
+from eventlog.alongside import Row
+from eventlog.errors import RowConflictError, WrongExpectedVersionError
 from eventlog.records import NewEvent, RecordedEvent
 from eventlog.stores import EventStore
 from kernel.principal import Principal
 
 from . import commands as c
 from . import errors, snapshots
-from .decider import CartState, CartStatus, decide, fold_recorded, initial_state
+from .decider import CartState, CartStatus, decide, fold, fold_recorded, initial_state
 from .events import CartEvent
-from .idempotency import AlreadyRecordedError, ProcessedCommands
+from .idempotency import ProcessedCommands
 from .snapshots import Snapshots
 from .streams import stream_id
 
 log = logging.getLogger(__name__)
 
-# The inline projections: given the new events and the states folded just before
-# them (cart id -> state), they write their views in the command's transaction.
-Project = Callable[[Sequence[RecordedEvent], Mapping[str, CartState]], None]
+# The inline projections: given the cart's state after a command and the command's
+# events, the rows of their views, written with the append in its statement.
+Project = Callable[[CartState, Sequence[NewEvent]], Sequence[Row]]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -74,6 +82,11 @@ class CommandHandler:
         attempts = 1 if context.expected_version is not None else self.max_attempts
         for attempt in range(1, attempts + 1):
             try:
+                if attempt == 1 and not self.store.in_transaction():
+                    # The one write is a transaction of its own: no BEGIN, no COMMIT.
+                    return self._handle_once(command, context)
+                # A retry's lock on the stream lasts a transaction; inside a caller's transaction,
+                # a savepoint (a nested atomic) keeps it usable after a conflict.
                 with self.store.atomic():
                     if attempt > 1:
                         # After a conflict, wait in line behind this cart's other writers instead
@@ -86,7 +99,7 @@ class CommandHandler:
                         "The cart changed since you read it; reload it and try again."
                     ) from None
                 log.info("conflict on cart %s, attempt %d of %d", command.cart_id, attempt, attempts)
-            except AlreadyRecordedError:
+            except RowConflictError:
                 pass  # a concurrent request with this command id committed first: the next attempt replays it
         raise errors.ConcurrencyConflictError("The cart is being changed by many requests at once; try again.")
 
@@ -102,15 +115,14 @@ class CommandHandler:
                 f"The cart is at version {state.version}, not {context.expected_version}; reload it and try again."
             )
         new_events = decide(state, command)
-        recorded = self.store.append(
-            stream_id(command.cart_id), state.version, to_log(new_events, command, context, command_id)
-        )
-        self.project(recorded, {command.cart_id: state})
-        new_state = fold_recorded(state, recorded)
+        new_state = fold(state, new_events)
+        to_append = to_log(new_events, command, context, command_id)
+        alongside = [*self.project(new_state, to_append)]
         if self.snapshots is not None and snapshots.due(state.version, new_state.version):
-            self.snapshots.save(new_state)
+            alongside.append(self.snapshots.row(new_state))
         if command_id:
-            self.processed.record(command_id, command, new_state.version)
+            alongside.append(self.processed.row(command_id, command))
+        recorded = self.store.append(stream_id(command.cart_id), state.version, to_append, alongside=alongside)
         return Outcome(state=new_state, events=recorded)
 
 

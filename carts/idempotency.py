@@ -1,8 +1,12 @@
 """Invariant 5: a command id seen before returns its first outcome and appends nothing.
 
 The handler keeps its records through `ProcessedCommands`: in the database
-(this module's `lookup` and `record`, in the command's own transaction) or in
-memory (`MemoryProcessedCommands`), for unit tests of the handler's rules.
+(this module's `lookup`, and `row`: the record, written with the command's
+append in its statement) or in the memory store (`MemoryProcessedCommands`), for
+unit tests of the handler's rules. A record's key must be new: if a concurrent
+request with the same command id wrote its record first, the append fails with
+RowConflictError, nothing is written, and the handler's next attempt replays the
+first outcome.
 """
 
 import hashlib
@@ -12,6 +16,9 @@ from typing import Protocol
 
 from django.db import connection
 from django.utils import timezone
+
+from eventlog.alongside import LAST_VERSION, Row
+from eventlog.stores import MemoryStore
 
 from . import commands as c
 from .errors import IdempotencyKeyReusedError
@@ -28,18 +35,14 @@ class PriorOutcome:
     version: int
 
 
-class AlreadyRecordedError(Exception):
-    """A concurrent request with the same command id recorded its outcome first."""
-
-
 class ProcessedCommands(Protocol):
     def lookup(self, command_id: str, command: c.CartCommand) -> PriorOutcome | None:
         """The first outcome of `command_id`; IdempotencyKeyReusedError if it was another request."""
         ...
 
-    def record(self, command_id: str, command: c.CartCommand, version: int) -> None:
-        """Written in the command's own transaction, after its append; AlreadyRecordedError
-        if a concurrent request with the same command id got there first."""
+    def row(self, command_id: str, command: c.CartCommand) -> Row:
+        """The record, a row for the command's append to write (eventlog.alongside): its version
+        is the append's last. Its key must be new (RowConflictError otherwise)."""
         ...
 
 
@@ -60,37 +63,30 @@ def _prior(command: c.CartCommand, first_fingerprint: str, cart_id: str, version
 
 
 def lookup(command_id: str, command: c.CartCommand) -> PriorOutcome | None:
-    row = ProcessedCommand.objects.filter(command_id=command_id).first()
-    return None if row is None else _prior(command, row.fingerprint, row.cart_id, row.version)
+    found = ProcessedCommand.objects.filter(command_id=command_id).first()
+    return None if found is None else _prior(command, found.fingerprint, found.cart_id, found.version)
 
 
-RECORD = f"""
-INSERT INTO {ProcessedCommand._meta.db_table} (command_id, fingerprint, cart_id, version, recorded_at)
-VALUES (%s, %s, %s, %s, %s) ON CONFLICT (command_id) DO NOTHING RETURNING 1
-"""
-
-
-def record(command_id: str, command: c.CartCommand, version: int) -> None:
-    """Written in the command's own transaction, after its append, in one statement: no row back
-    means someone else's record is there. A concurrent request's uncommitted record makes this
-    insert wait for its end, then find it."""
-    with connection.cursor() as cursor:
-        cursor.execute(RECORD, [command_id, fingerprint(command), command.cart_id, version, timezone.now()])
-        if cursor.fetchone() is None:
-            raise AlreadyRecordedError(command_id)
+def row(command_id: str, command: c.CartCommand) -> Row:
+    values = {
+        "command_id": command_id,
+        "fingerprint": fingerprint(command),
+        "cart_id": command.cart_id,
+        "version": LAST_VERSION,
+        "recorded_at": connection.ops.adapt_datetimefield_value(timezone.now()),
+    }
+    return Row(table=ProcessedCommand._meta.db_table, key="command_id", values=values)
 
 
 class MemoryProcessedCommands:
-    """Records in a dict. They do not roll back: `record` is the last write of a command."""
+    """The records the memory store wrote (its `tables`), for unit tests of the handler."""
 
-    def __init__(self) -> None:
-        self.records: dict[str, tuple[str, PriorOutcome]] = {}
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
 
     def lookup(self, command_id: str, command: c.CartCommand) -> PriorOutcome | None:
-        found = self.records.get(command_id)
-        return None if found is None else _prior(command, found[0], found[1].cart_id, found[1].version)
+        found = self.store.tables.get(ProcessedCommand._meta.db_table, {}).get(command_id)
+        return None if found is None else _prior(command, found["fingerprint"], found["cart_id"], found["version"])
 
-    def record(self, command_id: str, command: c.CartCommand, version: int) -> None:
-        if command_id in self.records:
-            raise AlreadyRecordedError(command_id)
-        self.records[command_id] = (fingerprint(command), PriorOutcome(cart_id=command.cart_id, version=version))
+    def row(self, command_id: str, command: c.CartCommand) -> Row:
+        return row(command_id, command)

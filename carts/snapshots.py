@@ -5,7 +5,7 @@ cart without a snapshot costs no extra round trip.
 
 A snapshot is the decider's own fold of the stream at a version (`CartState`), owned
 by the command side and written by the handler in the command's transaction every
-`EVERY` versions: never a view's row, which a projection bug could make wrong and
+`EVERY` versions (`row`, written with the append): never a view's row, which a projection bug could make wrong and
 which a rebuild replaces. A command folds the newest snapshot and the events after
 it (at most `EVERY` - 1 of them plus its own).
 
@@ -19,10 +19,9 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any, Protocol
 
-from django.db import connection
-
+from eventlog.alongside import Row
 from eventlog.records import RecordedEvent
-from eventlog.stores import EventStore
+from eventlog.stores import EventStore, MemoryStore
 from eventlog.stores.sql import COLUMNS, SqlStore, dumps, loads, record
 
 from .decider import CartState, CartStatus, Line
@@ -38,8 +37,8 @@ class Snapshots(Protocol):
         """The newest snapshot of `cart_id` with this SCHEMA (or None), and the events after it."""
         ...
 
-    def save(self, state: CartState) -> None:
-        """Written in the command's own transaction: it rolls back with the append."""
+    def row(self, state: CartState) -> Row:
+        """The snapshot as a row the command's append writes with it (eventlog.alongside)."""
         ...
 
 
@@ -105,28 +104,20 @@ def find(cart_id: str) -> CartState | None:
     return None if row is None else from_data(row)
 
 
-SAVE = """
-INSERT INTO carts_snapshot (cart_id, version, schema, state) VALUES (%s, %s, %s, %s)
-ON CONFLICT (cart_id) DO UPDATE SET version = excluded.version, schema = excluded.schema, state = excluded.state
-"""
-
-
-def save(state: CartState) -> None:
-    """One statement (an upsert), in the command's transaction: it rolls back with the append."""
-    with connection.cursor() as cursor:
-        cursor.execute(SAVE, [state.cart_id, state.version, SCHEMA, dumps(to_data(state))])
+def row(state: CartState) -> Row:
+    """An upsert written with the command's append, in its statement: it commits or fails with it."""
+    values = {"cart_id": state.cart_id, "version": state.version, "schema": SCHEMA, "state": dumps(to_data(state))}
+    return Row(table=CartSnapshot._meta.db_table, key="cart_id", values=values, replace=True)
 
 
 class MemorySnapshots:
-    """Snapshots in a dict, for unit tests of the handler on the in-memory store."""
-
-    def __init__(self) -> None:
-        self.saved: dict[str, dict[str, Any]] = {}
+    """The snapshots the memory store wrote (its `tables`), for unit tests of the handler."""
 
     def load(self, cart_id: str, store: EventStore) -> tuple[CartState | None, list[RecordedEvent]]:
-        data = self.saved.get(cart_id)
-        snapshot = None if data is None else from_data(data)
+        tables = store.tables if isinstance(store, MemoryStore) else {}
+        saved = tables.get(CartSnapshot._meta.db_table, {}).get(cart_id)
+        snapshot = None if saved is None else from_data(loads(saved["state"]))
         return snapshot, store.read_stream(stream_id(cart_id), after_version=snapshot.version if snapshot else 0)
 
-    def save(self, state: CartState) -> None:
-        self.saved[state.cart_id] = to_data(state)
+    def row(self, state: CartState) -> Row:
+        return row(state)

@@ -6,7 +6,7 @@ log says the moment it says it. Each event sets fields to the values it
 carries, so applying one twice changes nothing.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from django.db import connections
@@ -29,7 +29,6 @@ def apply(
     table: str = TABLE,
     *,
     using: str = "default",
-    prior: Mapping[str, Any] | None = None,  # inline projections may be handed folded states; not needed here
 ) -> None:
     if table == TABLE:
         PRODUCTS.clear()  # this process sees its own change at once; others when the append's NOTIFY arrives

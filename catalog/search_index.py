@@ -5,7 +5,7 @@ writes the fields it carries into `catalog_product_search` (PostgreSQL derives
 the weighted tsvector from them). Applied inline with `products`.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from django.db import connections
@@ -27,7 +27,6 @@ def apply(
     table: str = TABLE,
     *,
     using: str = "default",
-    prior: Mapping[str, Any] | None = None,  # not needed: every event carries what it changes
 ) -> None:
     with connections[using].cursor() as cursor:
         for record in events:

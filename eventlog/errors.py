@@ -18,3 +18,13 @@ class WrongExpectedVersionError(EventLogError):
 
 class AppendsNotHeldError(EventLogError):
     """`hold_appends` was asked for outside a transaction: the hold would end at once."""
+
+
+class RowConflictError(EventLogError):
+    """A row written with an append (eventlog.alongside) found its key taken by another
+    transaction: nothing was appended. An idempotency record, for one: the same command
+    committed first."""
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+        super().__init__(f"a row of {table} written with the append was already there")

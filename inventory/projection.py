@@ -6,8 +6,7 @@ version of its stream it reflects, and an event at or below it changes nothing:
 applying an event twice is harmless, as for every view.
 """
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from django.db import connections
 
@@ -28,7 +27,6 @@ def apply(
     table: str = TABLE,
     *,
     using: str = "default",
-    prior: Mapping[str, Any] | None = None,  # inline projections may be handed folded states; not needed here
 ) -> None:
     with connections[using].cursor() as cursor:
         for record in events:

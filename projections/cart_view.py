@@ -8,7 +8,7 @@ disagree with what the write side decides on.
 
 import json
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from decimal import Decimal
 from typing import Any, Protocol, cast
@@ -18,7 +18,8 @@ from django.db import connections
 
 from carts import streams
 from carts.decider import CartState, CartStatus, Line, fold_recorded, initial_state
-from eventlog.records import RecordedEvent
+from eventlog.alongside import LAST_POSITION, Row
+from eventlog.records import NewEvent, RecordedEvent
 
 NAME = "cart_view"
 VERSION = 1
@@ -32,20 +33,10 @@ COLUMNS = (
 )  # fmt: skip
 
 
-def apply(
-    events: Sequence[RecordedEvent],
-    table: str = TABLE,
-    *,
-    using: str = "default",
-    prior: Mapping[str, CartState] | None = None,
-) -> None:
+def apply(events: Sequence[RecordedEvent], table: str = TABLE, *, using: str = "default") -> None:
     """Fold `events` into `table`. Events at or below a row's version are skipped,
-    so delivering an event twice changes nothing (invariant 6).
-
-    `prior` (cart id -> state) is what the command handler folded from the
-    stream itself just before appending: the truth the row would hold, so the
-    row is not read back (one round trip less per command).
-    """
+    so delivering an event twice changes nothing (invariant 6). A command does not
+    come here: its row is written with its append (`row`)."""
     by_cart: dict[str, list[RecordedEvent]] = defaultdict(list)
     for event in events:
         if event.category == "cart":
@@ -53,12 +44,11 @@ def apply(
     if not by_cart:
         return
     connection = connections[using]
-    known = {cart_id: prior[cart_id] for cart_id in by_cart if prior and cart_id in prior}
     # Events from version 1 on hold the whole stream up to their last: such a cart folds
     # from its initial state without reading its row back, and the upsert keeps a row that
     # is already further on (a rebuild reads far fewer rows: docs/benchmarks.md, rebuild).
-    unknown = [cart_id for cart_id, evs in by_cart.items() if cart_id not in known and evs[0].version > 1]
-    current = {**known, **(_load(connection, table, unknown) if unknown else {})}
+    unknown = [cart_id for cart_id, evs in by_cart.items() if evs[0].version > 1]
+    current = _load(connection, table, unknown) if unknown else {}
     rows = []
     for cart_id, cart_events in by_cart.items():
         state = current.get(cart_id, initial_state(cart_id))
@@ -86,7 +76,7 @@ class DecodedEvent(Protocol):
 def apply_decoded(events: Sequence[DecodedEvent], table: str = TABLE, *, using: str = "default") -> None:
     """`apply` for a rebuild's batches, read lean (rebuilds.reader): the same fold, rows and upsert.
 
-    A rebuild has no `prior`; a cart whose first event here is not its version 1
+    A cart whose first event here is not its version 1
     continues from its row in `table`, and the upsert never moves a row back.
     """
     by_cart: dict[str, list[DecodedEvent]] = defaultdict(list)
@@ -112,11 +102,29 @@ def apply_decoded(events: Sequence[DecodedEvent], table: str = TABLE, *, using: 
 
 
 def to_row(state: CartState, last: RecordedEvent, connection: Any) -> list[Any]:
+    return _values(state, last.position, connection.ops.adapt_datetimefield_value(last.occurred_at))
+
+
+def row(state: CartState, last: NewEvent) -> Row:
+    """The cart's row after a command, for its append to write in the same statement
+    (eventlog.alongside): `state` is what the handler folded, `last` its last new event.
+    Like `apply`, it never moves a row back to an older version."""
+    values = _values(state, LAST_POSITION, connections["default"].ops.adapt_datetimefield_value(last.occurred_at))
+    return Row(
+        table=TABLE,
+        key=KEY,
+        values=dict(zip(COLUMNS, values, strict=True)),
+        replace=True,
+        only_if=f"{TABLE}.version < excluded.version",
+    )
+
+
+def _values(state: CartState, last_position: object, updated_at: object) -> list[Any]:
     lines = [{"sku": line.sku, "quantity": line.quantity, "unit_price": str(line.unit_price)} for line in state.lines]
     return [
         state.cart_id, state.owner or "", state.status.value, json.dumps(lines), state.item_count,
         str(state.subtotal), str(state.discount), str(state.total), state.coupon, state.order_id,
-        state.version, last.position, connection.ops.adapt_datetimefield_value(last.occurred_at),
+        state.version, last_position, updated_at,
     ]  # fmt: skip
 
 

@@ -12,16 +12,16 @@ events) and work on an empty table of any name with the live table's schema,
 because a rebuild runs the very same function into a shadow table.
 
 Lifecycles:
-- INLINE: applied in the command's own transaction, right after the append
-  (`InlineProjection.apply` also takes the states the handler already folded);
+- INLINE: written in the command's own transaction, with its append (a cart command's
+  `cart_view` row in the append's very statement: `cart_view.row`, eventlog/alongside.py);
 - ASYNC: run by a consumer (`run_consumers`), its rows committed with its checkpoint;
 - CONSUMER_STATE: the private state of a consumer that writes it itself, in step
   with its own decisions (the claim validator); listed so it can be verified and rebuilt.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Protocol
 
 from catalog import projection as products
 from catalog import search_index as product_search
@@ -48,18 +48,7 @@ class Projection(Protocol):
     def apply(self, events: Sequence[RecordedEvent], table: str = ..., *, using: str = ...) -> None: ...
 
 
-class InlineProjection(Projection, Protocol):
-    def apply(
-        self,
-        events: Sequence[RecordedEvent],
-        table: str = ...,
-        *,
-        using: str = ...,
-        prior: Mapping[str, Any] | None = ...,
-    ) -> None: ...
-
-
-INLINE: list[InlineProjection] = [cart_view, products, product_search, stock_levels]
+INLINE: list[Projection] = [cart_view, products, product_search, stock_levels]
 ASYNC: list[Projection] = [
     product_activity,
     order_history,
@@ -69,7 +58,7 @@ ASYNC: list[Projection] = [
 CONSUMER_STATE: list[Projection] = [claims]
 
 
-def inline() -> list[InlineProjection]:
+def inline() -> list[Projection]:
     return list(INLINE)
 
 

@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Protocol
 
+from ..alongside import Row
 from ..records import NewEvent, RecordedEvent
 
 
@@ -25,9 +26,13 @@ class LogReader(Protocol):
 
 
 class EventStore(LogReader, Protocol):
-    def append(self, stream_id: str, expected_version: int, events: Sequence[NewEvent]) -> list[RecordedEvent]:
-        """Append `events` as versions expected_version+1.. of `stream_id`, in the current
-        transaction; WrongExpectedVersionError if the stream is not at `expected_version`."""
+    def append(
+        self, stream_id: str, expected_version: int, events: Sequence[NewEvent], *, alongside: Sequence[Row] = ()
+    ) -> list[RecordedEvent]:
+        """Append `events` as versions expected_version+1.. of `stream_id`, and write the rows
+        `alongside` (eventlog.alongside), all or nothing: in the current transaction, or in
+        one of their own outside one. WrongExpectedVersionError if the stream is not at
+        `expected_version`; RowConflictError if a row's key is taken (nothing is written)."""
         ...
 
     def read_stream(
@@ -53,6 +58,10 @@ class EventStore(LogReader, Protocol):
 
     def atomic(self) -> AbstractContextManager[None]:
         """One unit of work: the appends inside become visible together, or not at all."""
+        ...
+
+    def in_transaction(self) -> bool:
+        """Whether a unit of work (`atomic()`, the caller's or one around it) is open."""
         ...
 
     def announce(self, categories: Sequence[str]) -> None:

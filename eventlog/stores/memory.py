@@ -16,7 +16,8 @@ from typing import Any
 import orjson
 
 from .. import registry
-from ..errors import WrongExpectedVersionError
+from ..alongside import LAST_POSITION, LAST_VERSION, Appended, Row
+from ..errors import RowConflictError, WrongExpectedVersionError
 from ..records import NewEvent, RecordedEvent
 from .base import LogReader
 from .sql import dumps
@@ -27,14 +28,20 @@ class MemoryStore:
         self._lock = threading.RLock()
         self._events: list[RecordedEvent] = []  # as stored: the schema version written
         self._streams: dict[str, list[RecordedEvent]] = {}
+        self.tables: dict[str, dict[Any, dict[str, Any]]] = {}  # the rows written alongside: table -> key -> row
 
-    def append(self, stream_id: str, expected_version: int, events: Sequence[NewEvent]) -> list[RecordedEvent]:
+    def append(
+        self, stream_id: str, expected_version: int, events: Sequence[NewEvent], *, alongside: Sequence[Row] = ()
+    ) -> list[RecordedEvent]:
         if not events:
             return []
         with self._lock:
             current = self.stream_version(stream_id)
             if current != expected_version:
                 raise WrongExpectedVersionError(stream_id, expected_version, current)
+            for row in alongside:
+                if not row.replace and row.values[row.key] in self.tables.get(row.table, {}):
+                    raise RowConflictError(row.table)
             at, head = datetime.now(UTC), len(self._events)
             appended = [
                 event.recorded(position=head + n, stream_id=stream_id, version=current + n, recorded_at=at)
@@ -43,6 +50,10 @@ class MemoryStore:
             stored = [replace(e, data=_through_json(e.data), metadata=_through_json(e.metadata)) for e in appended]
             self._events.extend(stored)
             self._streams.setdefault(stream_id, []).extend(stored)
+            last = {LAST_POSITION: appended[-1].position, LAST_VERSION: appended[-1].version}
+            for row in alongside:
+                values = {k: last[v] if isinstance(v, Appended) else v for k, v in row.values.items()}
+                self.tables.setdefault(row.table, {})[values[row.key]] = values
         return appended
 
     def read_stream(
@@ -73,6 +84,10 @@ class MemoryStore:
     def lock_stream(self, stream_id: str) -> None:
         """`atomic` already serializes every writer."""
 
+    def in_transaction(self) -> bool:
+        """An append here is all or nothing by itself: a failed one leaves nothing to undo."""
+        return False
+
     def announce(self, categories: Sequence[str]) -> None:
         """Nobody listens to the memory store."""
 
@@ -80,11 +95,12 @@ class MemoryStore:
     def atomic(self) -> Iterator[None]:
         """All or nothing; nested blocks roll back to where they began, like savepoints."""
         with self._lock:
-            mark = len(self._events)
+            mark, tables = len(self._events), {table: dict(rows) for table, rows in self.tables.items()}
             try:
                 yield
             except BaseException:
                 self._truncate(mark)
+                self.tables = tables
                 raise
 
     @contextmanager

@@ -14,7 +14,8 @@ from typing import Any
 
 from django.db import IntegrityError
 
-from ..errors import WrongExpectedVersionError
+from ..alongside import Row, to_sql
+from ..errors import RowConflictError, WrongExpectedVersionError
 from ..records import NewEvent, RecordedEvent
 from .base import LogReader
 from .sql import SqlStore, dumps
@@ -34,18 +35,23 @@ VISIBLE = "transaction_id < pg_snapshot_xmin(pg_current_snapshot())"
 
 
 class PostgresStore(SqlStore):
-    def append(self, stream_id: str, expected_version: int, events: Sequence[NewEvent]) -> list[RecordedEvent]:
+    def append(
+        self, stream_id: str, expected_version: int, events: Sequence[NewEvent], *, alongside: Sequence[Row] = ()
+    ) -> list[RecordedEvent]:
+        """One statement, the rows alongside included (`append_statement`): outside a
+        transaction it is one of its own, so a command commits in one round trip."""
         if not events:
             return []
         recorded_at = datetime.now(UTC)
+        sql, params = append_statement([stream_id, expected_version, _payload(events), recorded_at], alongside)
         try:
             with self.connection.cursor() as cursor:
-                cursor.execute(
-                    "SELECT out_position, out_version FROM eventlog_append(%s, %s, %s::jsonb, %s)",
-                    [stream_id, expected_version, _payload(events), recorded_at],
-                )
+                cursor.execute(sql, params)
                 rows = cursor.fetchall()
         except IntegrityError as error:
+            table = getattr(getattr(error.__cause__, "diag", None), "table_name", None)
+            if table in {row.table for row in alongside}:
+                raise RowConflictError(table) from error
             raise WrongExpectedVersionError(stream_id, expected_version) from error
         return [
             event.recorded(position=int(position), stream_id=stream_id, version=int(version), recorded_at=recorded_at)
@@ -108,6 +114,29 @@ class PostgresStore(SqlStore):
         from psycopg.types.datetime import TimestamptzLoader
 
         cursor.cursor.adapters.register_loader("timestamptz", TimestamptzLoader)
+
+
+APPEND = "SELECT out_position, out_version FROM eventlog_append(%s, %s, %s::jsonb, %s)"
+
+
+def append_statement(append_params: list[Any], alongside: Sequence[Row]) -> tuple[str, list[Any]]:
+    """The append and its rows as one statement: `eventlog_append` in a CTE, each row an
+    INSERT beside it that reads the appended position or version from that CTE.
+
+    The rows' INSERTs run after the append: the main query reads `appended` first, and
+    PostgreSQL runs data-modifying CTEs the main query does not read only once it is done.
+    That keeps the append on its fast path (it must be the transaction's first write,
+    migration 0003); tests/integration/test_append_alongside.py checks the lock it took.
+    If any part fails, the whole statement does: nothing is appended, no row is written.
+    """
+    if not alongside:
+        return APPEND, append_params
+    parts, params = [f"appended AS MATERIALIZED ({APPEND})"], list(append_params)
+    for n, row in enumerate(alongside, start=1):
+        sql, row_params = to_sql(row, lambda value: f"(SELECT max({value.value}) FROM appended)")
+        parts.append(f"row_{n} AS ({sql})")
+        params.extend(row_params)
+    return f"WITH {', '.join(parts)} SELECT out_position, out_version FROM appended ORDER BY out_version", params
 
 
 class _EveryCommitted:

@@ -34,6 +34,9 @@ class SqlStore:
     def atomic(self) -> AbstractContextManager[None]:
         return transaction.atomic(using=self.using)
 
+    def in_transaction(self) -> bool:
+        return bool(self.connection.in_atomic_block)
+
     def announce(self, categories: Sequence[str]) -> None:
         """No LISTEN here: readers poll (PostgreSQL overrides it)."""
 

@@ -9,9 +9,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
-from django.db import IntegrityError
+from django.db import IntegrityError, transaction
 
-from ..errors import WrongExpectedVersionError
+from ..alongside import LAST_POSITION, LAST_VERSION, Appended, Row, to_sql
+from ..errors import RowConflictError, WrongExpectedVersionError
 from ..records import NewEvent, RecordedEvent
 from .base import LogReader
 from .sql import SqlStore, dumps
@@ -23,18 +24,32 @@ INSERT = (
 
 
 class SqliteStore(SqlStore):
-    def append(self, stream_id: str, expected_version: int, events: Sequence[NewEvent]) -> list[RecordedEvent]:
+    def append(
+        self, stream_id: str, expected_version: int, events: Sequence[NewEvent], *, alongside: Sequence[Row] = ()
+    ) -> list[RecordedEvent]:
+        """The events, then the rows alongside, in one transaction (a savepoint inside one)."""
         if not events:
             return []
         recorded_at = datetime.now(UTC)
-        try:
-            rows = self._insert(stream_id, expected_version, events, recorded_at)
-        except IntegrityError as error:
-            raise WrongExpectedVersionError(stream_id, expected_version) from error
+        with transaction.atomic(using=self.using):
+            try:
+                rows = self._insert(stream_id, expected_version, events, recorded_at)
+            except IntegrityError as error:
+                raise WrongExpectedVersionError(stream_id, expected_version) from error
+            self._write(alongside, last={LAST_POSITION: rows[-1][0], LAST_VERSION: rows[-1][1]})
         return [
             event.recorded(position=position, stream_id=stream_id, version=version, recorded_at=recorded_at)
             for (position, version), event in zip(rows, events, strict=True)
         ]
+
+    def _write(self, alongside: Sequence[Row], last: dict[Appended, int]) -> None:
+        with self.connection.cursor() as cursor:
+            for row in alongside:
+                sql, params = to_sql(row, lambda value: str(int(last[value])))
+                try:
+                    cursor.execute(sql, params)
+                except IntegrityError as error:
+                    raise RowConflictError(row.table) from error
 
     def _insert(
         self, stream_id: str, expected: int, events: Sequence[NewEvent], recorded_at: datetime

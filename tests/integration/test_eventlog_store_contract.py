@@ -9,15 +9,17 @@ a second connection.
 
 import threading
 from typing import Any
+from uuid import uuid4
 
 import orjson
 import pytest
 from django.db import DatabaseError, connection, connections, transaction
 
 from eventlog import store
-from eventlog.errors import AppendsNotHeldError
+from eventlog.alongside import LAST_POSITION, LAST_VERSION, Row
+from eventlog.errors import AppendsNotHeldError, RowConflictError, WrongExpectedVersionError
 from eventlog.stores import PostgresStore, SqliteStore
-from tests.store_contract import WAIT, EventStoreContract, new, stream
+from tests.store_contract import NOW, WAIT, EventStoreContract, new, stream
 
 
 def raw_rows(stream_id: str) -> list[tuple[Any, ...]]:
@@ -27,6 +29,31 @@ def raw_rows(stream_id: str) -> list[tuple[Any, ...]]:
             [stream_id],
         )
         return cursor.fetchall()
+
+
+def record(key: str, fingerprint: str, *, replace: bool = False) -> Row:
+    """A row of a table every SQL backend has (idempotency records), keyed by `key`: its
+    cart_id holds the position and its version the stream version of the append."""
+    values = {
+        "command_id": key,
+        "fingerprint": fingerprint,
+        "cart_id": LAST_POSITION,
+        "version": LAST_VERSION,
+        "recorded_at": connection.ops.adapt_datetimefield_value(NOW),
+    }
+    return Row(table="carts_processed_command", key="command_id", values=values, replace=replace)
+
+
+def stored_record(key: str) -> tuple[str, str, int, int] | None:
+    """(fingerprint, the stream of the event at position cart_id, version, position) of a record."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT r.fingerprint, e.stream_id, r.version, e.position FROM carts_processed_command r"
+            " JOIN eventlog_event e ON CAST(e.position AS TEXT) = r.cart_id WHERE r.command_id = %s",
+            [key],
+        )
+        row = cursor.fetchone()
+    return None if row is None else (row[0], row[1], int(row[2]), int(row[3]))
 
 
 class SqlStoreContract(EventStoreContract):
@@ -39,6 +66,43 @@ class SqlStoreContract(EventStoreContract):
     def test_holding_appends_outside_a_transaction_is_refused(self) -> None:
         with pytest.raises(AppendsNotHeldError), self.store.hold_appends():
             pass
+
+    # --- rows written alongside an append (eventlog.alongside) ------------------------
+
+    def test_rows_alongside_are_written_with_the_appended_position_and_version(self) -> None:
+        s, key = stream(), uuid4().hex
+        self.store.append(s, 0, [new(n=1)])
+        [_, last] = self.store.append(s, 1, [new(n=2), new(n=3)], alongside=[record(key, "first")])
+        assert stored_record(key) == ("first", s, 3, last.position)
+
+    def test_a_row_that_replaces_updates_the_one_with_its_key(self) -> None:
+        key = uuid4().hex
+        self.store.append(stream(), 0, [new(n=1)], alongside=[record(key, "first")])
+        [event] = self.store.append(s := stream(), 0, [new(n=2)], alongside=[record(key, "second", replace=True)])
+        assert stored_record(key) == ("second", s, 1, event.position)
+
+    def test_a_row_whose_key_is_taken_fails_the_append_and_writes_nothing(self) -> None:
+        key, s = uuid4().hex, stream()
+        self.store.append(stream(), 0, [new(n=1)], alongside=[record(key, "first")])
+        with pytest.raises(RowConflictError) as refused:
+            self.store.append(s, 0, [new(n=2)], alongside=[record(f"{key}-other", "x"), record(key, "second")])
+        assert refused.value.table == "carts_processed_command"
+        assert self.store.read_stream(s) == [] and stored_record(f"{key}-other") is None
+        assert stored_record(key) is not None and stored_record(key)[0] == "first"  # type: ignore[index]
+
+    def test_a_stale_append_writes_none_of_its_rows(self) -> None:
+        key, s = uuid4().hex, stream()
+        self.store.append(s, 0, [new(n=1)])
+        with pytest.raises(WrongExpectedVersionError):
+            self.store.append(s, 0, [new(n=2)], alongside=[record(key, "first")])
+        assert stored_record(key) is None
+
+    def test_a_row_that_fails_takes_the_append_with_it(self) -> None:
+        s = stream()
+        broken = Row(table="carts_processed_command", key="command_id", values={"no_such_column": 1})
+        with pytest.raises(DatabaseError):
+            self.store.append(s, 0, [new(n=1)], alongside=[broken])
+        assert self.store.read_stream(s) == []
 
     def test_the_module_functions_use_this_store(self) -> None:
         s = stream()

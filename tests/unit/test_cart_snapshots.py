@@ -6,6 +6,7 @@ import json
 from datetime import UTC, datetime
 from decimal import Decimal
 
+import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -84,7 +85,7 @@ class CountingStore(MemoryStore):
 def test_the_handler_folds_only_the_events_after_the_newest_snapshot() -> None:
     store, saved = CountingStore(), snapshots.MemorySnapshots()
     handler = CommandHandler(
-        store=store, processed=MemoryProcessedCommands(), project=lambda *_: None, max_attempts=3, snapshots=saved
+        store=store, processed=MemoryProcessedCommands(store), project=lambda *_: [], max_attempts=3, snapshots=saved
     )
     alice = Context(actor=Principal.user(1))
     handler.handle(c.StartCart(cart_id="c1", at=NOW, owner="user:1"), alice)
@@ -92,7 +93,8 @@ def test_the_handler_folds_only_the_events_after_the_newest_snapshot() -> None:
     handler.handle(c.AddToCart(cart_id="c1", at=NOW, sku="COF-001", quantity=1, product=product), alice)
     for n in range(3, 121):  # versions 3..120: quantity 2, 3, 2, 3, ...
         handler.handle(c.UpdateCartQuantity(cart_id="c1", at=NOW, sku="COF-001", quantity=2 + n % 2), alice)
-    assert snapshots.from_data(saved.saved["c1"]).version == 100  # written at 50, then replaced at 100
+    saved_row = store.tables["carts_snapshot"]["c1"]
+    assert snapshots.from_data(orjson.loads(saved_row["state"])).version == 100  # written at 50, replaced at 100
     store.returned.clear()
     state = handler.load("c1")
     assert (state.version, state.lines[0].quantity, store.returned) == (120, 2, [20])  # 101..120 only

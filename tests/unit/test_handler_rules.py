@@ -5,7 +5,7 @@ handler's own; the decider's rules are tested in test_decider*.py, and the same
 handler on PostgreSQL and SQLite in tests/integration/test_handler_*.py.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
 
@@ -18,6 +18,7 @@ from carts.handler import CommandHandler, Context
 from carts.idempotency import MemoryProcessedCommands, PriorOutcome
 from carts.streams import stream_id
 from catalog.snapshot import ProductSnapshot
+from eventlog.alongside import LAST_POSITION, Row
 from eventlog.records import NewEvent, RecordedEvent
 from eventlog.stores import MemoryStore
 from kernel.principal import Principal
@@ -54,18 +55,21 @@ def racing(stale: int) -> tuple[RacingStore, CommandHandler]:
 
 
 class Projected:
-    """The inline projections' stand-in: remembers what it was given."""
+    """The inline projections' stand-in: remembers what it was given, and gives a row of a
+    table `view` that the memory store writes with the append."""
 
     def __init__(self) -> None:
-        self.calls: list[tuple[list[int], dict[str, int]]] = []
+        self.calls: list[tuple[int, list[str]]] = []
 
-    def __call__(self, events: Sequence[RecordedEvent], prior: Mapping[str, CartState]) -> None:
-        self.calls.append(([e.version for e in events], {k: s.version for k, s in prior.items()}))
+    def __call__(self, state: CartState, events: Sequence[NewEvent]) -> list[Row]:
+        self.calls.append((state.version, [e.type for e in events]))
+        values = {"cart_id": state.cart_id, "items": state.item_count, "position": LAST_POSITION}
+        return [Row(table="view", key="cart_id", values=values, replace=True)]
 
 
 def handler_on(store: MemoryStore, max_attempts: int = 3) -> CommandHandler:
     return CommandHandler(
-        store=store, processed=MemoryProcessedCommands(), project=Projected(), max_attempts=max_attempts
+        store=store, processed=MemoryProcessedCommands(store), project=Projected(), max_attempts=max_attempts
     )
 
 
@@ -85,12 +89,15 @@ def handler(store: MemoryStore) -> CommandHandler:
     return handler
 
 
-def test_a_command_appends_its_events_and_projects_them_with_the_state_before(handler: CommandHandler) -> None:
+def test_a_command_appends_its_events_with_the_rows_of_its_views_for_the_state_after(
+    handler: CommandHandler, store: MemoryStore
+) -> None:
     outcome = handler.handle(add("c1", 2), Context(actor=ALICE))
     assert [e.type for e in outcome.events] == ["ItemAdded"] and outcome.state.version == 2
     assert outcome.state.item_count == 2 and handler.load("c1") == outcome.state
     assert isinstance(handler.project, Projected)
-    assert handler.project.calls[-1] == ([2], {"c1": 1})
+    assert handler.project.calls[-1] == (2, ["ItemAdded"])
+    assert store.tables["view"]["c1"] == {"cart_id": "c1", "items": 2, "position": 2}  # CartStarted was 1
 
 
 def test_a_conflict_is_retried_on_a_fresh_read_of_the_stream() -> None:
@@ -156,8 +163,10 @@ class MissesFirstLookup(MemoryProcessedCommands):
         return super().lookup(command_id, command)
 
 
-def test_a_concurrent_repeat_that_records_second_is_undone_and_replays_the_first(store: MemoryStore) -> None:
-    records = MissesFirstLookup()
+def test_a_concurrent_repeat_whose_record_comes_second_appends_nothing_and_replays_the_first(
+    store: MemoryStore,
+) -> None:
+    records = MissesFirstLookup(store)
     handler = CommandHandler(store=store, processed=records, project=Projected(), max_attempts=3)
     keyed = Context(actor=ALICE, idempotency_key="k1")
     records.missed = True
@@ -190,11 +199,11 @@ def test_a_rejected_command_appends_and_projects_nothing(handler: CommandHandler
     assert isinstance(handler.project, Projected) and len(handler.project.calls) == 1  # the StartCart
 
 
-def test_a_failing_projection_undoes_the_append(store: MemoryStore) -> None:
-    def broken(events: Sequence[RecordedEvent], prior: Mapping[str, CartState]) -> None:
+def test_a_failing_projection_appends_nothing(store: MemoryStore) -> None:
+    def broken(state: CartState, events: Sequence[NewEvent]) -> list[Row]:
         raise RuntimeError("view table gone")
 
-    handler = CommandHandler(store=store, processed=MemoryProcessedCommands(), project=broken, max_attempts=3)
+    handler = CommandHandler(store=store, processed=MemoryProcessedCommands(store), project=broken, max_attempts=3)
     with pytest.raises(RuntimeError):
         handler.handle(c.StartCart(cart_id="c1", at=NOW, owner=str(ALICE)), Context(actor=ALICE))
     assert store.head_position() == 0

@@ -1,0 +1,119 @@
+"""A cart command on PostgreSQL is two statements and no transaction block around them
+(carts/handler.py), and its one write keeps the append on the fast path of `eventlog_append`.
+
+The statements are counted where Django sends them (an execute wrapper); BEGIN and
+COMMIT would come from `atomic()`, so the wrapper also notes whether a transaction
+block was open. The lock test reads `pg_locks` inside a transaction of its own,
+right after the append: a fast append holds the shared SLOW_LOCK, a slow one (a
+transaction that wrote before it) the exclusive one.
+"""
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+from uuid import uuid4
+
+import pytest
+from django.db import connection, transaction
+
+from carts import services, snapshots
+from carts.handler import Context
+from carts.models import CartSnapshot
+from eventlog.alongside import LAST_VERSION, Appended, Row
+from eventlog.stores.postgres import SLOW_LOCK, PostgresStore
+from kernel.principal import Principal
+from projections.models import CartView
+from tests.store_contract import new, stream
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+ALICE = Context(actor=Principal.user(1))
+
+
+@contextmanager
+def statements() -> Iterator[list[tuple[str, bool]]]:
+    """Each statement sent meanwhile, and whether a transaction block was open for it."""
+    sent: list[tuple[str, bool]] = []
+
+    def note(execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any) -> Any:
+        sent.append((sql.strip(), connection.in_atomic_block))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(note):
+        yield sent
+
+
+def test_an_add_to_cart_is_one_read_and_one_write_outside_any_transaction_block(catalog: None) -> None:
+    cart_id = services.start_cart(ALICE).state.cart_id
+    services.add_to_cart(ALICE, cart_id, "COF-001", 1)  # the product is now in the catalog's memory, if cached
+    with statements() as sent:
+        services.add_to_cart(ALICE, cart_id, "COF-001", 2)
+    commands = [(sql, in_block) for sql, in_block in sent if "catalog" not in sql and "product" not in sql]
+    assert [(sql.split()[0], in_block) for sql, in_block in commands] == [("SELECT", False), ("WITH", False)]
+    assert "carts_snapshot" in commands[0][0]  # the snapshot and the events after it
+    write = commands[1][0]
+    assert "eventlog_append" in write and "projection_cart_view" in write
+    assert CartView.objects.get(cart_id=cart_id).item_count == 3
+
+
+def test_with_an_idempotency_key_the_record_is_read_before_and_written_in_the_same_statement(catalog: None) -> None:
+    keyed = Context(actor=ALICE.actor, idempotency_key=uuid4().hex)
+    cart_id = services.start_cart(ALICE).state.cart_id
+    services.add_to_cart(ALICE, cart_id, "COF-001", 1)
+    with statements() as sent:
+        services.update_quantity(keyed, cart_id, "COF-001", 4)
+    commands = [sql for sql, in_block in sent if not in_block and "catalog" not in sql]
+    assert len(commands) == 3 and "carts_processed_command" in commands[0]  # lookup, load, write
+    assert "carts_processed_command" in commands[2] and "projection_cart_view" in commands[2]
+    again = services.update_quantity(keyed, cart_id, "COF-001", 4)
+    assert again.replayed and again.state.version == 3
+
+
+def test_the_fiftieth_version_writes_its_snapshot_in_the_same_statement(catalog: None) -> None:
+    cart_id = services.start_cart(ALICE).state.cart_id
+    services.add_to_cart(ALICE, cart_id, "COF-001", 1)
+    for n in range(3, 50):
+        services.update_quantity(ALICE, cart_id, "COF-001", 2 + n % 2)
+    with statements() as sent:
+        services.update_quantity(ALICE, cart_id, "COF-001", 9)  # version 50
+    [write] = [sql for sql, _ in sent if sql.startswith("WITH")]
+    assert "carts_snapshot" in write and "projection_cart_view" in write
+    assert CartSnapshot.objects.get(cart_id=cart_id).version == snapshots.EVERY == 50
+
+
+def slow_lock_mode() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT mode FROM pg_locks WHERE locktype = 'advisory' AND objid = %s AND pid = pg_backend_pid()",
+            [SLOW_LOCK],
+        )
+        return str(cursor.fetchone()[0])
+
+
+def a_row(key: str, version: int | Appended = LAST_VERSION) -> Row:
+    values = {
+        "command_id": key,
+        "fingerprint": "f",
+        "cart_id": "c",
+        "version": version,
+        "recorded_at": connection.ops.adapt_datetimefield_value(new().occurred_at),
+    }
+    return Row(table="carts_processed_command", key="command_id", values=values)
+
+
+def test_an_append_with_rows_alongside_stays_on_the_fast_path() -> None:
+    """The rows' INSERTs run after `eventlog_append` has taken its locks: had one run first, the
+    transaction would own an id and the append would take the exclusive lock that serializes
+    every append (migration 0003). One row reads the appended version, one does not (a snapshot)."""
+    with transaction.atomic():
+        PostgresStore().append(stream(), 0, [new(n=1)], alongside=[a_row(uuid4().hex, 1), a_row(uuid4().hex)])
+        assert slow_lock_mode() == "ShareLock"
+
+
+def test_an_append_after_a_write_in_its_transaction_takes_the_slow_path() -> None:
+    """The check above can tell the two apart."""
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_current_xact_id()")  # an id, as any earlier write would take
+        PostgresStore().append(stream(), 0, [new(n=1)])
+        assert slow_lock_mode() == "ExclusiveLock"
