@@ -93,6 +93,7 @@ def load(cart_id: str, store: EventStore) -> tuple[CartState | None, list[Record
         snapshot = find(cart_id)
         return snapshot, store.read_stream(stream_id(cart_id), after_version=snapshot.version if snapshot else 0)
     with store.connection.cursor() as cursor:
+        store.prepare_bulk_read(cursor)  # psycopg's C loader for the events' timestamps
         cursor.execute(LOAD, [stream_id(cart_id), cart_id, SCHEMA, cart_id, SCHEMA])
         rows = cursor.fetchall()
     snapshot = from_data(loads(rows[0][7])) if rows and rows[0][0] == 0 else None

@@ -20,6 +20,7 @@ stream version of the append's last event, which only the append knows.
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
+from functools import cache
 from typing import Any
 
 
@@ -52,21 +53,39 @@ class Row:
     only_if: str = ""
 
 
-def to_sql(row: Row, value_of: Callable[[Appended], str]) -> tuple[str, list[Any]]:
-    """The row's INSERT and its parameters; `value_of` spells an appended value in SQL
-    (a subquery of the append's CTE on PostgreSQL, a parameter elsewhere)."""
-    columns, placeholders, params = [], [], []
-    for column, value in row.values.items():
-        columns.append(column)
-        if isinstance(value, Appended):
-            placeholders.append(value_of(value))
-        else:
-            placeholders.append("%s")
-            params.append(value)
-    sql = f"INSERT INTO {row.table} ({', '.join(columns)}) VALUES ({', '.join(placeholders)})"
-    if row.replace:
-        updates = ", ".join(f"{column} = excluded.{column}" for column in columns if column != row.key)
-        sql += f" ON CONFLICT ({row.key}) DO UPDATE SET {updates}"
-        if row.only_if:
-            sql += f" WHERE {row.only_if}"
-    return sql, params
+def to_sql(row: Row, appended: Callable[[Appended], str] | Mapping[Appended, Any]) -> tuple[str, list[Any]]:
+    """The row's INSERT and its parameters. `appended` says how to write an appended value:
+    a module-level function spells it in SQL (a subquery of the append's CTE, on PostgreSQL),
+    a mapping gives its value as a parameter (the append already ran: SQLite)."""
+    values = row.values.values()
+    if callable(appended):
+        spell, params = appended, [value for value in values if not isinstance(value, Appended)]
+    else:
+        spell, params = _parameter, [appended[value] if isinstance(value, Appended) else value for value in values]
+    shape = tuple((column, value if isinstance(value, Appended) else None) for column, value in row.values.items())
+    return _insert(row.table, row.key, shape, row.replace, row.only_if, spell), params
+
+
+def _parameter(value: Appended) -> str:
+    return "%s"
+
+
+@cache
+def _insert(
+    table: str,
+    key: str,
+    shape: tuple[tuple[str, Appended | None], ...],
+    replace: bool,
+    only_if: str,
+    value_of: Callable[[Appended], str],
+) -> str:
+    """The INSERT for rows of one shape, built once: a command writes the same few shapes."""
+    columns = [column for column, _ in shape]
+    placeholders = ["%s" if appended is None else value_of(appended) for _, appended in shape]
+    sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(placeholders)})"
+    if replace:
+        updates = ", ".join(f"{column} = excluded.{column}" for column in columns if column != key)
+        sql += f" ON CONFLICT ({key}) DO UPDATE SET {updates}"
+        if only_if:
+            sql += f" WHERE {only_if}"
+    return sql

@@ -14,7 +14,7 @@ from typing import Any
 
 from django.db import IntegrityError
 
-from ..alongside import Row, to_sql
+from ..alongside import Appended, Row, to_sql
 from ..errors import RowConflictError, WrongExpectedVersionError
 from ..records import NewEvent, RecordedEvent
 from .base import LogReader
@@ -133,10 +133,14 @@ def append_statement(append_params: list[Any], alongside: Sequence[Row]) -> tupl
         return APPEND, append_params
     parts, params = [f"appended AS MATERIALIZED ({APPEND})"], list(append_params)
     for n, row in enumerate(alongside, start=1):
-        sql, row_params = to_sql(row, lambda value: f"(SELECT max({value.value}) FROM appended)")
+        sql, row_params = to_sql(row, _from_appended)
         parts.append(f"row_{n} AS ({sql})")
         params.extend(row_params)
     return f"WITH {', '.join(parts)} SELECT out_position, out_version FROM appended ORDER BY out_version", params
+
+
+def _from_appended(value: Appended) -> str:
+    return f"(SELECT max({value.value}) FROM appended)"
 
 
 class _EveryCommitted:

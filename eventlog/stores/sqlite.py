@@ -45,7 +45,7 @@ class SqliteStore(SqlStore):
     def _write(self, alongside: Sequence[Row], last: dict[Appended, int]) -> None:
         with self.connection.cursor() as cursor:
             for row in alongside:
-                sql, params = to_sql(row, lambda value: str(int(last[value])))
+                sql, params = to_sql(row, last)
                 try:
                     cursor.execute(sql, params)
                 except IntegrityError as error:
