@@ -1,15 +1,17 @@
 """The one path every cart command takes, from the API and from the web shop.
 
-    read:  the idempotency record, if the request has a key; the cart's newest
-           snapshot and the events after it (one statement)
+    read:  the cart's newest snapshot and the events after it (one statement)
     fold -> decide -> fold the new events in
     write: append (expected version) + the inline view's row + a snapshot every
            EVERY versions + the idempotency record: ONE statement (eventlog.alongside)
 
 The write is all or nothing (invariant 4), and it is a transaction of its own: on
 PostgreSQL a command costs two round trips, with no BEGIN or COMMIT around them.
-The reads need no transaction: if the cart changed since they ran, the append's
-expected version no longer holds and nothing is written. Loading folds from the
+The read needs no transaction: if the cart changed since it ran, the append's
+expected version no longer holds and nothing is written. An Idempotency-Key costs
+nothing more unless the command fails: its record is written with the append,
+whose statement then fails if the key is taken, and only then is the first
+outcome looked up and returned (`handle`). Loading folds from the
 newest snapshot (carts/snapshots.py), so a command costs the same at any stream
 length. A concurrency conflict is retried with a fresh read, unless the caller
 pinned a version (If-Match); a retry runs in a transaction that first waits in
@@ -28,6 +30,7 @@ from eventlog.alongside import Row
 from eventlog.errors import RowConflictError, WrongExpectedVersionError
 from eventlog.records import NewEvent, RecordedEvent
 from eventlog.stores import EventStore
+from kernel.errors import DomainError
 from kernel.principal import Principal
 
 from . import commands as c
@@ -79,12 +82,34 @@ class CommandHandler:
         return fold_recorded(initial_state(cart_id), self.store.read_stream(stream_id(cart_id), up_to_version))
 
     def handle(self, command: c.CartCommand, context: Context) -> Outcome:
+        command_id = f"{context.actor}|{context.idempotency_key}" if context.idempotency_key else None
+        failure: Exception | None = None
+        try:
+            outcome = self._with_retries(command, context, command_id)
+            if outcome.events or command_id is None:
+                return outcome
+        except (DomainError, RowConflictError) as refused:
+            if command_id is None:
+                raise
+            failure = refused
+        # Idempotency (invariant 5), looked up only when the command did not go through: its
+        # write found the key taken, or deciding it again refused it (a checkout sent twice) or
+        # changed nothing (a quantity set twice). A first send that committed returns its outcome.
+        if prior := self.processed.lookup(command_id, command):
+            return Outcome(state=self.load(prior.cart_id, prior.version), replayed=True)
+        if failure is None:
+            return outcome
+        if isinstance(failure, RowConflictError):
+            raise errors.ConcurrencyConflictError("The same request is being sent at once; try again.") from failure
+        raise failure
+
+    def _with_retries(self, command: c.CartCommand, context: Context, command_id: str | None) -> Outcome:
         attempts = 1 if context.expected_version is not None else self.max_attempts
         for attempt in range(1, attempts + 1):
             try:
                 if attempt == 1 and not self.store.in_transaction():
                     # The one write is a transaction of its own: no BEGIN, no COMMIT.
-                    return self._handle_once(command, context)
+                    return self._handle_once(command, context, command_id)
                 # A retry's lock on the stream lasts a transaction; inside a caller's transaction,
                 # a savepoint (a nested atomic) keeps it usable after a conflict.
                 with self.store.atomic():
@@ -92,21 +117,16 @@ class CommandHandler:
                         # After a conflict, wait in line behind this cart's other writers instead
                         # of racing them again: under contention optimistic retries can starve.
                         self.store.lock_stream(stream_id(command.cart_id))
-                    return self._handle_once(command, context)
+                    return self._handle_once(command, context, command_id)
             except WrongExpectedVersionError:
                 if context.expected_version is not None:
                     raise errors.StaleVersionError(
                         "The cart changed since you read it; reload it and try again."
                     ) from None
                 log.info("conflict on cart %s, attempt %d of %d", command.cart_id, attempt, attempts)
-            except RowConflictError:
-                pass  # a concurrent request with this command id committed first: the next attempt replays it
         raise errors.ConcurrencyConflictError("The cart is being changed by many requests at once; try again.")
 
-    def _handle_once(self, command: c.CartCommand, context: Context) -> Outcome:
-        command_id = f"{context.actor}|{context.idempotency_key}" if context.idempotency_key else None
-        if command_id and (prior := self.processed.lookup(command_id, command)):
-            return Outcome(state=self.load(prior.cart_id, prior.version), replayed=True)
+    def _handle_once(self, command: c.CartCommand, context: Context, command_id: str | None) -> Outcome:
         state = self.load(command.cart_id)
         if not isinstance(command, c.StartCart):
             check_access(state, context.actor)
@@ -115,13 +135,17 @@ class CommandHandler:
                 f"The cart is at version {state.version}, not {context.expected_version}; reload it and try again."
             )
         new_events = decide(state, command)
+        if not new_events:
+            # Nothing changes (a quantity set to what it is): nothing is written, not even an
+            # idempotency record (`handle` looks for one a first send may have written).
+            return Outcome(state=state)
         new_state = fold(state, new_events)
         to_append = to_log(new_events, command, context, command_id)
         alongside = [*self.project(new_state, to_append)]
         if self.snapshots is not None and snapshots.due(state.version, new_state.version):
             alongside.append(self.snapshots.row(new_state))
         if command_id:
-            alongside.append(self.processed.row(command_id, command))
+            alongside.append(self.processed.row(command_id, command))  # its key taken: RowConflictError
         recorded = self.store.append(stream_id(command.cart_id), state.version, to_append, alongside=alongside)
         return Outcome(state=new_state, events=recorded)
 

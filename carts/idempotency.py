@@ -1,12 +1,14 @@
 """Invariant 5: a command id seen before returns its first outcome and appends nothing.
 
-The handler keeps its records through `ProcessedCommands`: in the database
-(this module's `lookup`, and `row`: the record, written with the command's
-append in its statement) or in the memory store (`MemoryProcessedCommands`), for
-unit tests of the handler's rules. A record's key must be new: if a concurrent
-request with the same command id wrote its record first, the append fails with
-RowConflictError, nothing is written, and the handler's next attempt replays the
-first outcome.
+The record of a command's outcome is a row its append writes in the same
+statement (`row`, eventlog.alongside), and its key must be new. A repeat is
+noticed when it does not go through: its write finds the key taken
+(RowConflictError, and nothing is written), or deciding it again refuses it (a
+checkout sent twice finds the cart checked out). Only then does the handler look
+the record up (`lookup`) and return the first outcome, or refuse a different
+request sent with the same key. A command with a fresh key, the usual case, costs
+no extra statement. Records live in the database (this module) or in the memory
+store (`MemoryProcessedCommands`), for unit tests of the handler's rules.
 """
 
 import hashlib
@@ -42,7 +44,7 @@ class ProcessedCommands(Protocol):
 
     def row(self, command_id: str, command: c.CartCommand) -> Row:
         """The record, a row for the command's append to write (eventlog.alongside): its version
-        is the append's last. Its key must be new (RowConflictError otherwise)."""
+        is the append's last. Its key must be new: taken, the append fails (RowConflictError)."""
         ...
 
 

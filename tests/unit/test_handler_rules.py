@@ -15,7 +15,7 @@ from carts import commands as c
 from carts import errors
 from carts.decider import CartState
 from carts.handler import CommandHandler, Context
-from carts.idempotency import MemoryProcessedCommands, PriorOutcome
+from carts.idempotency import MemoryProcessedCommands
 from carts.streams import stream_id
 from catalog.snapshot import ProductSnapshot
 from eventlog.alongside import LAST_POSITION, Row
@@ -151,27 +151,21 @@ def test_the_same_key_for_a_different_request_is_refused_and_appends_nothing(
     assert store.head_position() == head
 
 
-class MissesFirstLookup(MemoryProcessedCommands):
-    """Its first lookup misses: a concurrent request with the same key committed just after it."""
-
-    missed = False
-
-    def lookup(self, command_id: str, command: c.CartCommand) -> PriorOutcome | None:
-        if not self.missed:
-            self.missed = True
-            return None
-        return super().lookup(command_id, command)
-
-
-def test_a_concurrent_repeat_whose_record_comes_second_appends_nothing_and_replays_the_first(
-    store: MemoryStore,
+def test_a_repeat_that_deciding_again_would_refuse_still_returns_the_first_outcome(
+    handler: CommandHandler, store: MemoryStore
 ) -> None:
-    records = MissesFirstLookup(store)
-    handler = CommandHandler(store=store, processed=records, project=Projected(), max_attempts=3)
     keyed = Context(actor=ALICE, idempotency_key="k1")
-    records.missed = True
+    handler.handle(add("c1"), Context(actor=ALICE))
+    first = handler.handle(c.RemoveFromCart(cart_id="c1", at=NOW, sku="COF-001"), keyed)
+    head = store.head_position()
+    again = handler.handle(c.RemoveFromCart(cart_id="c1", at=NOW, sku="COF-001"), keyed)  # no such line now
+    assert again.replayed and again.state == first.state and store.head_position() == head
+
+
+def test_a_repeat_whose_write_finds_the_key_taken_appends_nothing_and_replays_the_first(store: MemoryStore) -> None:
+    handler = handler_on(store)
+    keyed = Context(actor=ALICE, idempotency_key="k1")
     first = handler.handle(c.StartCart(cart_id="c1", at=NOW, owner=str(ALICE)), keyed)
-    records.missed = False
     again = handler.handle(c.StartCart(cart_id="c2", at=NOW, owner=str(ALICE)), keyed)  # a fresh id per send
     assert again.replayed and again.state == first.state
     assert store.head_position() == 1 and store.read_stream(stream_id("c2")) == []
