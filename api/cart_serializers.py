@@ -32,9 +32,31 @@ class StrictCharField(serializers.CharField):
         return str(super().to_internal_value(data))
 
 
+SKU_MAX_LENGTH = 40
+
+
 class AddItemInput(serializers.Serializer):
-    sku = StrictCharField(max_length=40)
+    sku = StrictCharField(max_length=SKU_MAX_LENGTH)
     quantity = StrictIntegerField()
+
+
+def plain_add_item(data: object) -> dict[str, Any] | None:
+    """AddItemInput's validated data for the plain case, without building the serializer
+    (about 0.4 ms of an AddToCart request's CPU): exactly `sku`, a trimmed printable string
+    of 1 to 40 characters, and `quantity`, a JSON integer. For anything else, None: the
+    serializer decides, and words the errors. tests/unit/test_plain_input.py checks that the
+    two agree on any input."""
+    if type(data) is dict and data.keys() == {"sku", "quantity"}:
+        sku, quantity = data["sku"], data["quantity"]
+        if (
+            type(sku) is str
+            and 0 < len(sku) <= SKU_MAX_LENGTH
+            and sku.isprintable()
+            and sku == sku.strip()
+            and type(quantity) is int
+        ):
+            return {"sku": sku, "quantity": quantity}
+    return None
 
 
 class QuantityInput(serializers.Serializer):

@@ -31,6 +31,7 @@ from .cart_serializers import (
     QuantityInput,
     cart_body,
     cart_data,
+    plain_add_item,
 )
 from .freshness import POSITION
 
@@ -250,7 +251,7 @@ class AddToCartView(APIView):
         responses={200: CommandCartOutput, **COMMAND_ERRORS},
     )
     def post(self, request: Request, cart_id: str) -> Response:
-        data = valid(AddItemInput, request)
+        data = plain_add_item(request.data) or valid(AddItemInput, request)
         outcome = services.add_to_cart(context_for(request), cart_id, data["sku"], data["quantity"])
         return command_response(outcome)
 
