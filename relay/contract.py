@@ -22,8 +22,8 @@ from django.utils.dateparse import parse_datetime
 
 from carts.decider import CartState
 from eventlog.records import RecordedEvent
-from eventlog.registry import upcast
-from eventlog.stores.sql import loads, parse_timestamp
+from eventlog.registry import find, upcast
+from eventlog.stores.sql import parse_timestamp
 
 CONTRACT_VERSION = 1
 _DJANGO_JSON = DjangoJSONEncoder()
@@ -39,11 +39,12 @@ MESSAGE_COLUMNS = (
 
 def to_message(event: RecordedEvent) -> Message:
     """(key, value, headers) of an event (its data is current already: upcasting again changes nothing)."""
+    data, metadata = (orjson.dumps(doc, default=_DJANGO_JSON.default) for doc in (event.data, event.metadata))
     [message] = messages(
         [
             (
                 event.position, str(event.event_id), event.stream_id, event.version, event.type,
-                event.schema_version, event.data, event.metadata, event.occurred_at, event.recorded_at,
+                event.schema_version, data, metadata, event.occurred_at, event.recorded_at,
             )
         ]
     )  # fmt: skip
@@ -52,19 +53,26 @@ def to_message(event: RecordedEvent) -> Message:
 
 def messages(rows: Iterable[Sequence[Any]]) -> Iterator[Message]:
     """(key, value, headers) of the event in each row of MESSAGE_COLUMNS as PostgreSQL returns
-    them (the event id as canonical text, aware datetimes), without making the event.
+    them (the event id as canonical text, the documents as JSON text, aware datetimes),
+    without making the event.
 
     The value is the event's envelope as compact UTF-8 JSON, keys in this order; the
     timestamps as `isoformat()` writes them (orjson writes an aware datetime the same
     way). The relay builds every message here from rows as read (relay/relay.py): each
     stored document is decoded once (and upcast, as `read_all` does) and the value
-    encoded once; the headers of a type are made once per call. One at a time: a
-    message is produced and dropped before the next is made (a list of them kept the
-    garbage collector busy).
+    encoded once; what depends on the type alone (headers, whether to upcast) is worked
+    out once per call. One at a time: a message is produced and dropped before the next
+    is made (a list of them kept the garbage collector busy).
     """
-    tails: dict[tuple[str, int], Headers] = {}
+    kinds: dict[tuple[str, int], tuple[bool, Headers]] = {}
     for position, event_id, stream_id, version, type_, schema_version, data, metadata, occurred, recorded in rows:
-        schema_version, data = upcast(type_, schema_version, loads(data))
+        kind = kinds.get((type_, schema_version)) or kinds.setdefault(
+            (type_, schema_version), _kind(type_, schema_version)
+        )
+        if kind[0]:
+            schema_version, data = upcast(type_, schema_version, orjson.loads(data))
+        else:
+            data = orjson.loads(data)
         value = {
             "position": position,
             "event_id": event_id,
@@ -73,16 +81,13 @@ def messages(rows: Iterable[Sequence[Any]]) -> Iterator[Message]:
             "type": type_,
             "schema_version": schema_version,
             "data": data,
-            "metadata": loads(metadata),
+            "metadata": orjson.loads(metadata),
             "occurred_at": occurred,
             "recorded_at": recorded,
         }
-        tail = tails.get((type_, schema_version)) or tails.setdefault(
-            (type_, schema_version), _tail(type_, schema_version)
-        )
         # orjson: the same JSON document (compact, UTF-8) several times faster than json.dumps (docs/
         # benchmarks.md, relay). Django's encoder stays the fallback for what an upcaster may return.
-        yield stream_id, orjson.dumps(value, default=_DJANGO_JSON.default), [("event_id", event_id.encode()), *tail]
+        yield stream_id, orjson.dumps(value, default=_DJANGO_JSON.default), [("event_id", event_id.encode()), *kind[1]]
 
 
 def canonical(rows: Iterable[Sequence[Any]]) -> list[tuple[Any, ...]]:
@@ -94,9 +99,13 @@ def canonical(rows: Iterable[Sequence[Any]]) -> list[tuple[Any, ...]]:
     ]
 
 
-def _tail(type_: str, schema_version: int) -> Headers:
-    """The headers after the event id: the same for every event of a type and schema version."""
-    return [
+def _kind(type_: str, stored_version: int) -> tuple[bool, Headers]:
+    """Whether events of this type and stored schema version are upcast (`registry.upcast` lifts
+    them to the type's version), and their headers after the event id."""
+    event_type = find(type_)
+    lifted = event_type is not None and stored_version < event_type.schema_version
+    schema_version = event_type.schema_version if event_type is not None and lifted else stored_version
+    return lifted, [
         ("type", type_.encode()),
         ("schema_version", str(schema_version).encode()),
         ("contract_version", str(CONTRACT_VERSION).encode()),
