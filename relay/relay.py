@@ -14,7 +14,6 @@ from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import psycopg
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
@@ -25,11 +24,10 @@ from django.db import close_old_connections, connection, transaction
 from consumers import checkpoints, heartbeat
 from consumers.backoff import Backoff, is_fatal
 from consumers.lease import Lease, LeaseLostError
-from eventlog.stores import PostgresStore, for_connection
-from eventlog.stores.sql import SqlStore
 
 from . import config
-from .contract import MESSAGE_COLUMNS, Headers, canonical, from_message, messages
+from .contract import Headers, from_message, messages
+from .reader import Reader, Rows
 from .topics import ensure_topics
 
 log = logging.getLogger(__name__)
@@ -78,6 +76,7 @@ class Relay:
         self.producer = Producer(config.producer())
         self.topics_ready = False
         self.in_flight: deque[Batch] = deque()  # produced, oldest first, deliveries not yet settled
+        self.reader = Reader(self.batch_size)
 
     def relay_batch(self, guard: Callable[[], None] | None = None) -> int:
         """Read and produce the next batch; settle the oldest in flight once IN_FLIGHT are (or
@@ -87,16 +86,23 @@ class Relay:
         (stop-and-wait cost the relay half its time: docs/benchmarks.md, relay); batches
         settle in the order they were read, so the checkpoint still moves only over a
         confirmed prefix. `guard` (the lease's `verify`) runs in the checkpoint's
-        transaction just before it moves. After any error nothing stays in flight: the
-        next call reads again from the checkpoint, and every batch after the failed
-        one is sent again too.
+        transaction just before it moves. After any error nothing stays in flight (nor
+        read ahead): the next call reads again from the checkpoint, and every batch after
+        the failed one is sent again too.
         """
+        try:
+            return self._relay_batch(guard)
+        except BaseException:
+            self.reader.stop()
+            raise
+
+    def _relay_batch(self, guard: Callable[[], None] | None) -> int:
         if not self.topics_ready:
             ensure_topics()
             self.topics_ready = True
         in_flight, self.in_flight = self.in_flight, deque()  # stays empty if anything below raises
         after = in_flight[-1].positions[-1] if in_flight else checkpoints.position(NAME)
-        rows = read_rows(after, self.batch_size)
+        rows = self.reader.read(after)
         if rows:
             in_flight.append(self._produce_batch(after, rows))
         moved = len(rows)
@@ -107,7 +113,7 @@ class Relay:
         self.in_flight = in_flight
         return moved
 
-    def _produce_batch(self, after: int, rows: list[tuple[Any, ...]]) -> Batch:
+    def _produce_batch(self, after: int, rows: Rows) -> Batch:
         """Produce the messages of `rows` (MESSAGE_COLUMNS), in log order."""
         batch = Batch(after=after, positions=[row[0] for row in rows], waiting=len(rows))
         topics: dict[str, str] = {}
@@ -181,6 +187,7 @@ class Relay:
                     stop.wait(settings.CONSUMER_POLL_SECONDS)
         finally:
             lease.release()
+            self.reader.close()
             self.producer.flush(5.0)
             log.info("relay stopped")
 
@@ -211,16 +218,6 @@ class Relay:
         except Exception:
             log.debug("closing the connection failed", exc_info=True)
         stop.wait(pause)
-
-
-def read_rows(after: int, limit: int) -> list[tuple[Any, ...]]:
-    """`store.read_all(after, limit)` as rows of MESSAGE_COLUMNS: the same events, gap-safe the same
-    way (`read_all_rows`), without making a RecordedEvent of each (docs/benchmarks.md, relay)."""
-    log = for_connection()
-    if not isinstance(log, SqlStore):  # pragma: no cover - every Django database has an SQL store
-        raise TypeError(f"no bulk read on {type(log).__name__}")
-    rows = log.read_all_rows(after, limit, None, MESSAGE_COLUMNS)
-    return rows if isinstance(log, PostgresStore) else canonical(rows)
 
 
 def run_forever(stop: threading.Event) -> None:

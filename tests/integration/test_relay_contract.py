@@ -16,7 +16,7 @@ import pytest
 from eventlog import store
 from eventlog.records import NewEvent, RecordedEvent
 from relay.contract import messages, to_message
-from relay.relay import read_rows
+from relay.reader import read_rows
 from tests.store_contract import WAIT, register_renamed, stream
 
 NOTE = 'tab\t nl\n ctl\x01 quote" back\\ é 😀 </script>'
