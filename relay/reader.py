@@ -11,7 +11,7 @@ import logging
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-from django.db import close_old_connections, connection
+from django.db import connection
 
 from eventlog.stores import PostgresStore, for_connection
 from eventlog.stores.sql import SqlStore
@@ -42,7 +42,7 @@ class Reader:
         self.limit = limit
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="relay-read")
         self.ahead: tuple[int, Future[Rows]] | None = None
-        self.connected = False  # the thread may hold a connection
+        self.connected = False  # whether the thread may hold a connection (it read since it last closed it)
 
     def read(self, after: int) -> Rows:
         """The batch after `after`: the one read ahead if it is full, else read now (a short batch
@@ -53,15 +53,18 @@ class Reader:
             rows = read_rows(after, self.limit)
         if len(rows) == self.limit:
             self.connected = True
-            self.ahead = (rows[-1][0], self.pool.submit(_read_in_thread, rows[-1][0], self.limit))
+            self.ahead = (rows[-1][0], self.pool.submit(read_rows, rows[-1][0], self.limit))
         elif self.connected:
             self.stop()
         return rows
 
     def stop(self) -> None:
-        """Drop what is read ahead and close the thread's connection (after a read under way)."""
-        self.ahead, self.connected = None, False
-        self.pool.submit(_close_own_connection).result()
+        """Drop what is read ahead and close the thread's connection (after a read under way). The
+        relay stops its reader after any error: a connection an outage broke is not used again."""
+        self.ahead = None
+        if self.connected:
+            self.connected = False
+            self.pool.submit(_close_own_connection).result()
 
     def close(self) -> None:
         self.stop()
@@ -73,8 +76,3 @@ def _close_own_connection() -> None:
         connection.close()  # resolved in the calling thread: the reader's own connection
     except Exception:
         log.debug("closing the reader's connection failed", exc_info=True)
-
-
-def _read_in_thread(after: int, limit: int) -> Rows:
-    close_old_connections()  # a connection broken by an outage is replaced, as the relay's own is each turn
-    return read_rows(after, limit)

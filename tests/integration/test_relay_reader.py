@@ -1,7 +1,9 @@
 """The relay's reader (relay/reader.py): a batch read ahead is the batch a read would return, and
 a reader that caught up holds no connection of its own."""
 
+import threading
 import time
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -49,10 +51,12 @@ def test_a_read_ahead_that_failed_fails_the_next_read_and_leaves_nothing_ahead(
 ) -> None:
     start = appended(3)
 
-    def refused(after: int, limit: int) -> None:
-        raise OSError("the database went away")
+    def refused_in_the_thread(after: int, limit: int) -> list[tuple[Any, ...]]:
+        if threading.current_thread().name.startswith("relay-read"):
+            raise OSError("the database went away")
+        return read_rows(after, limit)
 
-    monkeypatch.setattr("relay.reader._read_in_thread", refused)
+    monkeypatch.setattr("relay.reader.read_rows", refused_in_the_thread)
     reader = Reader(limit=2)
     try:
         first = reader.read(start)  # read here, the next one ahead: refused
