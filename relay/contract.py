@@ -12,7 +12,7 @@ compacted cart-state topic all build their messages here, and nowhere else.
 """
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -22,34 +22,94 @@ from django.utils.dateparse import parse_datetime
 
 from carts.decider import CartState
 from eventlog.records import RecordedEvent
+from eventlog.registry import find, upcast
+from eventlog.stores.sql import parse_timestamp
 
 CONTRACT_VERSION = 1
 _DJANGO_JSON = DjangoJSONEncoder()
+Headers = list[tuple[str, str | bytes | None]]  # as confluent-kafka takes them
+Message = tuple[str, bytes, Headers]  # key, value, headers
+# The event table's columns a message is made of, in the order `messages` takes them (the relay
+# reads only these). PostgreSQL returns them as `messages` wants them; SQLite rows go through `canonical`.
+MESSAGE_COLUMNS = (
+    "position, CAST(event_id AS TEXT), stream_id, version, type, schema_version, data, metadata,"
+    " occurred_at, recorded_at"
+)
 
 
-def to_message(event: RecordedEvent) -> tuple[str, bytes, list[tuple[str, bytes]]]:
-    """(key, value, headers) of an event."""
-    value = {
-        "position": event.position,
-        "event_id": str(event.event_id),
-        "stream_id": event.stream_id,
-        "version": event.version,
-        "type": event.type,
-        "schema_version": event.schema_version,
-        "data": event.data,
-        "metadata": event.metadata,
-        "occurred_at": event.occurred_at.isoformat(),
-        "recorded_at": event.recorded_at.isoformat(),
-    }
-    headers = [
-        ("event_id", str(event.event_id).encode()),
-        ("type", event.type.encode()),
-        ("schema_version", str(event.schema_version).encode()),
+def to_message(event: RecordedEvent) -> Message:
+    """(key, value, headers) of an event (its data is current already: upcasting again changes nothing)."""
+    data, metadata = (orjson.dumps(doc, default=_DJANGO_JSON.default) for doc in (event.data, event.metadata))
+    [message] = messages(
+        [
+            (
+                event.position, str(event.event_id), event.stream_id, event.version, event.type,
+                event.schema_version, data, metadata, event.occurred_at, event.recorded_at,
+            )
+        ]
+    )  # fmt: skip
+    return message
+
+
+def messages(rows: Iterable[Sequence[Any]]) -> Iterator[Message]:
+    """(key, value, headers) of the event in each row of MESSAGE_COLUMNS as PostgreSQL returns
+    them (the event id as canonical text, the documents as JSON text, aware datetimes),
+    without making the event.
+
+    The value is the event's envelope as compact UTF-8 JSON, keys in this order; the
+    timestamps as `isoformat()` writes them (orjson writes an aware datetime the same
+    way). The relay builds every message here from rows as read (relay/relay.py): each
+    stored document is decoded once (and upcast, as `read_all` does) and the value
+    encoded once; what depends on the type alone (headers, whether to upcast) is worked
+    out once per call. One at a time: a message is produced and dropped before the next
+    is made (a list of them kept the garbage collector busy).
+    """
+    kinds: dict[tuple[str, int], tuple[bool, Headers]] = {}
+    for position, event_id, stream_id, version, type_, schema_version, data, metadata, occurred, recorded in rows:
+        kind = kinds.get((type_, schema_version)) or kinds.setdefault(
+            (type_, schema_version), _kind(type_, schema_version)
+        )
+        if kind[0]:
+            schema_version, data = upcast(type_, schema_version, orjson.loads(data))
+        else:
+            data = orjson.loads(data)
+        value = {
+            "position": position,
+            "event_id": event_id,
+            "stream_id": stream_id,
+            "version": version,
+            "type": type_,
+            "schema_version": schema_version,
+            "data": data,
+            "metadata": orjson.loads(metadata),
+            "occurred_at": occurred,
+            "recorded_at": recorded,
+        }
+        # orjson: the same JSON document (compact, UTF-8) several times faster than json.dumps (docs/
+        # benchmarks.md, relay). Django's encoder stays the fallback for what an upcaster may return.
+        yield stream_id, orjson.dumps(value, default=_DJANGO_JSON.default), [("event_id", event_id.encode()), *kind[1]]
+
+
+def canonical(rows: Iterable[Sequence[Any]]) -> list[tuple[Any, ...]]:
+    """Rows of MESSAGE_COLUMNS as SQLite returns them (32 hex digits, naive or text timestamps)
+    made as PostgreSQL returns them, the way `eventlog.stores.sql.record` reads them."""
+    return [
+        (position, str(UUID(event_id)), *middle, parse_timestamp(occurred), parse_timestamp(recorded))
+        for position, event_id, *middle, occurred, recorded in rows
+    ]
+
+
+def _kind(type_: str, stored_version: int) -> tuple[bool, Headers]:
+    """Whether events of this type and stored schema version are upcast (`registry.upcast` lifts
+    them to the type's version), and their headers after the event id."""
+    event_type = find(type_)
+    lifted = event_type is not None and stored_version < event_type.schema_version
+    schema_version = event_type.schema_version if event_type is not None and lifted else stored_version
+    return lifted, [
+        ("type", type_.encode()),
+        ("schema_version", str(schema_version).encode()),
         ("contract_version", str(CONTRACT_VERSION).encode()),
     ]
-    # orjson: the same JSON document (compact, UTF-8) several times faster than json.dumps; the relay
-    # spent a quarter of its time here (docs/benchmarks.md, relay). Django's encoder stays the fallback.
-    return event.stream_id, orjson.dumps(value, default=_DJANGO_JSON.default), headers
 
 
 def from_message(value: bytes) -> RecordedEvent:

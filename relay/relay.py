@@ -10,8 +10,9 @@ event at least once, never zero times, and drop repeats (relay/kafka_transport.p
 import logging
 import threading
 import time
+from bisect import bisect_left
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import psycopg
@@ -23,11 +24,10 @@ from django.db import close_old_connections, connection, transaction
 from consumers import checkpoints, heartbeat
 from consumers.backoff import Backoff, is_fatal
 from consumers.lease import Lease, LeaseLostError
-from eventlog import store
-from eventlog.records import RecordedEvent
 
 from . import config
-from .contract import to_message
+from .contract import Headers, from_message, messages
+from .reader import Reader, Rows
 from .topics import ensure_topics
 
 log = logging.getLogger(__name__)
@@ -35,6 +35,9 @@ NAME = "relay"
 # Batches produced and not yet settled. One would do if acks came back within a read; on a
 # busy broker they take longer (Tansu: ~50 ms), and a deeper window kept it fed (docs/benchmarks.md).
 IN_FLIGHT = 4
+DeliveryReport = Callable[[KafkaError | None, Message], None]
+# Serve delivery reports every so many messages produced, not after each one (a call per event saved).
+POLL_EVERY = 1000
 
 
 class DeliveryIncompleteError(Exception):
@@ -46,16 +49,25 @@ class Batch:
     """Events handed to the producer, and what the broker has said about them so far."""
 
     after: int  # the checkpoint this batch starts after
-    events: list[RecordedEvent]
-    confirmed: set[int] = field(default_factory=set)  # positions acked (acks=all)
+    positions: list[int]  # of its events, in log order
+    failed: list[int] = field(default_factory=list)  # positions whose delivery failed
     waiting: int = 0  # deliveries not yet reported, confirmed or failed
 
-    def on_delivery(self, error: KafkaError | None, position: int) -> None:
+    def on_delivery(self, error: KafkaError | None, message: Message) -> None:
+        """A delivery report: one per message, confirmed (acks=all) unless `error`. The position
+        of a failed one is read back from its value: no per-message state on the way out."""
         self.waiting -= 1
-        if error is None:
-            self.confirmed.add(position)
-        else:
+        if error is not None:
+            position = from_message(message.value() or b"{}").position
+            self.failed.append(position)
             log.warning("relay: delivery of position %d failed: %s", position, error)
+
+    def last_confirmed(self) -> int:
+        """The end of the longest confirmed run from the start (once nothing is waiting)."""
+        if not self.failed:
+            return self.positions[-1]
+        first_failed = bisect_left(self.positions, min(self.failed))
+        return self.positions[first_failed - 1] if first_failed else self.after
 
 
 class Relay:
@@ -64,6 +76,7 @@ class Relay:
         self.producer = Producer(config.producer())
         self.topics_ready = False
         self.in_flight: deque[Batch] = deque()  # produced, oldest first, deliveries not yet settled
+        self.reader = Reader(self.batch_size)
 
     def relay_batch(self, guard: Callable[[], None] | None = None) -> int:
         """Read and produce the next batch; settle the oldest in flight once IN_FLIGHT are (or
@@ -73,31 +86,48 @@ class Relay:
         (stop-and-wait cost the relay half its time: docs/benchmarks.md, relay); batches
         settle in the order they were read, so the checkpoint still moves only over a
         confirmed prefix. `guard` (the lease's `verify`) runs in the checkpoint's
-        transaction just before it moves. After any error nothing stays in flight: the
-        next call reads again from the checkpoint, and every batch after the failed
-        one is sent again too.
+        transaction just before it moves. After any error nothing stays in flight (nor
+        read ahead): the next call reads again from the checkpoint, and every batch after
+        the failed one is sent again too.
         """
+        try:
+            return self._relay_batch(guard)
+        except BaseException:
+            self.reader.stop()
+            raise
+
+    def _relay_batch(self, guard: Callable[[], None] | None) -> int:
         if not self.topics_ready:
             ensure_topics()
             self.topics_ready = True
         in_flight, self.in_flight = self.in_flight, deque()  # stays empty if anything below raises
-        after = in_flight[-1].events[-1].position if in_flight else checkpoints.position(NAME)
-        events = store.read_all(after, self.batch_size)
-        if events:
-            in_flight.append(self._produce_batch(after, events))
-        moved = len(events)
-        while in_flight and (len(in_flight) > IN_FLIGHT or not events):
+        after = in_flight[-1].positions[-1] if in_flight else checkpoints.position(NAME)
+        rows = self.reader.read(after)
+        if rows:
+            in_flight.append(self._produce_batch(after, rows))
+        moved = len(rows)
+        while in_flight and (len(in_flight) > IN_FLIGHT or not rows):
             settled = in_flight.popleft()
             self._settle(settled, guard)
-            moved = moved or len(settled.events)
+            moved = moved or len(settled.positions)
         self.in_flight = in_flight
         return moved
 
-    def _produce_batch(self, after: int, events: list[RecordedEvent]) -> Batch:
-        batch = Batch(after=after, events=events, waiting=len(events))
-        for event in events:
-            key, value, headers = to_message(event)
-            self._produce(config.topic(event.category), key, value, headers, event.position, batch)
+    def _produce_batch(self, after: int, rows: Rows) -> Batch:
+        """Produce the messages of `rows` (MESSAGE_COLUMNS), in log order."""
+        batch = Batch(after=after, positions=[row[0] for row in rows], waiting=len(rows))
+        topics: dict[str, str] = {}
+        produce, on_delivery = self.producer.produce, batch.on_delivery
+        for n, (key, value, headers) in enumerate(messages(rows), start=1):
+            category = key.split("-", 1)[0]  # RecordedEvent.category
+            topic = topics.get(category) or topics.setdefault(category, config.topic(category))
+            try:
+                produce(topic, value, key, on_delivery=on_delivery, headers=headers)
+            except BufferError:
+                self._produce_when_room(topic, key, value, headers, on_delivery)
+            if n % POLL_EVERY == 0:
+                self.producer.poll(0)
+        self.producer.poll(0)
         return batch
 
     def _settle(self, batch: Batch, guard: Callable[[], None] | None) -> None:
@@ -112,27 +142,26 @@ class Relay:
             if batch.waiting > 0 and time.monotonic() >= next_warning:
                 log.warning("relay: %d messages still waiting for the broker", batch.waiting)
                 next_warning += 1.0
-        last = _last_confirmed_in_order(batch.events, batch.confirmed, batch.after)
+        last = batch.last_confirmed()
         if last > batch.after:
             with transaction.atomic():
                 if guard is not None:
                     guard()
                 checkpoints.advance(NAME, batch.after, last)
             log.debug("relay confirmed positions %d..%d", batch.after + 1, last)
-        if last < batch.events[-1].position:
-            raise DeliveryIncompleteError(f"confirmed up to position {last} of {batch.events[-1].position}")
+        if last < batch.positions[-1]:
+            raise DeliveryIncompleteError(f"confirmed up to position {last} of {batch.positions[-1]}")
 
-    def _produce(self, topic, key, value, headers, position, batch) -> None:  # type: ignore[no-untyped-def]
-        def callback(error: KafkaError | None, message: Message) -> None:
-            batch.on_delivery(error, position)
-
+    def _produce_when_room(
+        self, topic: str, key: str, value: bytes, headers: Headers, on_delivery: DeliveryReport
+    ) -> None:
         while True:
+            self.producer.poll(0.1)  # the local queue is full: let deliveries drain
             try:
-                self.producer.produce(topic, key=key, value=value, headers=headers, on_delivery=callback)
-                self.producer.poll(0)
+                self.producer.produce(topic, value, key, on_delivery=on_delivery, headers=headers)
                 return
             except BufferError:
-                self.producer.poll(0.1)  # the local queue is full: let deliveries drain
+                continue
 
     def run(self, stop: threading.Event) -> None:
         """Relay until `stop`: every touch of the database, the broker and the lease is retried here."""
@@ -158,6 +187,7 @@ class Relay:
                     stop.wait(settings.CONSUMER_POLL_SECONDS)
         finally:
             lease.release()
+            self.reader.close()
             self.producer.flush(5.0)
             log.info("relay stopped")
 
@@ -188,15 +218,6 @@ class Relay:
         except Exception:
             log.debug("closing the connection failed", exc_info=True)
         stop.wait(pause)
-
-
-def _last_confirmed_in_order(events: Sequence[RecordedEvent], confirmed: set[int], after: int) -> int:
-    last = after
-    for event in events:
-        if event.position not in confirmed:
-            break
-        last = event.position
-    return last
 
 
 def run_forever(stop: threading.Event) -> None:

@@ -20,7 +20,7 @@ def positions() -> list[int]:
 
 
 def in_flight(relay: Relay) -> list[int]:
-    return [event.position for batch in relay.in_flight for event in batch.events]
+    return [position for batch in relay.in_flight for position in batch.positions]
 
 
 def test_batches_in_flight_move_the_checkpoint_only_once_settled_oldest_first(catalog: None, kafka: Broker) -> None:
