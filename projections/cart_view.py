@@ -197,6 +197,16 @@ def _upsert_chunk(connection: Any, table: str, rows: list[list[Any]]) -> None:
         cursor.execute(sql, [value for row in rows for value in row])
 
 
+def lock_for_writing(using: str = "default") -> None:
+    """For a transaction that appends and then writes this view's rows itself (the bulk
+    simulator): lock the table before the appends, the order in which a command's one write
+    statement takes them (registry.written_in_the_append). Nothing to do on SQLite."""
+    connection = connections[using]
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(f"LOCK TABLE {TABLE} IN ROW EXCLUSIVE MODE")
+
+
 def read(cart_id: str, *, using: str = "default") -> tuple[CartState, dict[str, Any]] | None:
     """The cart's row as (state, raw row), or None if the view has no such cart."""
     connection = connections[using]

@@ -62,6 +62,15 @@ def inline() -> list[Projection]:
     return list(INLINE)
 
 
+def written_in_the_append(projection: Projection) -> bool:
+    """Whether commands write this view's rows in their append's own statement (eventlog/alongside.py).
+
+    Such a statement locks the view's table when it starts, before the append in it
+    can wait for held appends; whoever holds appends and then locks the table (a
+    rebuild's swap) must lock the table first, or each would wait for the other."""
+    return projection.NAME == cart_view.NAME
+
+
 def asynchronous() -> list[Projection]:
     return list(ASYNC)
 

@@ -4,9 +4,12 @@ Writers of the live table are held off for that one transaction (see
 docs/adr/0005-rebuilding-projections.md):
 
 * `cart_view` (inline) is written by every command, in the append's own
-  transaction. We hold appends (`store.hold_appends`): that waits until every
-  append in flight has committed, with its cart_view rows, and holds every new
-  append until we commit. No append is in flight then, so every committed event
+  statement. We lock its table, then hold appends (`store.hold_appends`): that
+  waits until every append in flight has committed, with its cart_view rows, and
+  holds every new append until we commit. The table comes first because that is
+  the order a command's statement takes them in (`registry.written_in_the_append`);
+  the other inline views are written after their append, so for them the hold
+  comes first and the rename locks the table. No append is in flight then, so every committed event
   is safe to read, and the shadow takes the last of them; after the rename,
   waiting commands write into the new table.
 * An async projection is written only by its consumer, in its own batch
@@ -72,13 +75,21 @@ def _holding_writers(projection: Projection, *, mode: str) -> Iterator[LogReader
     """Until this transaction ends, nothing else writes the live table (see the module doc);
     yields the reader to take the last events with."""
     if is_inline(projection):
+        if registry.written_in_the_append(projection):
+            # A command's one write statement locks this table when it starts and only then waits
+            # for held appends: take the table first, in the same order, or each waits for the other.
+            _lock(projection.TABLE, mode)
         with store.hold_appends() as every_committed:
             yield every_committed
         return
+    _lock(projection.TABLE, mode)
+    yield for_connection()
+
+
+def _lock(table: str, mode: str) -> None:
     if connection.vendor == "postgresql":  # BEGIN IMMEDIATE (settings) holds SQLite's one write lock already
         with connection.cursor() as cursor:
-            cursor.execute(f'LOCK TABLE "{projection.TABLE}" IN {mode} MODE')
-    yield for_connection()
+            cursor.execute(f'LOCK TABLE "{table}" IN {mode} MODE')
 
 
 def _read_rest(log: LogReader, after: int, projection: Projection) -> list[RecordedEvent]:

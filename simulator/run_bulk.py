@@ -25,7 +25,7 @@ from carts.streams import stream_id
 from eventlog import store
 from eventlog.records import NewEvent, RecordedEvent
 from kernel.principal import Principal
-from projections import inline
+from projections import cart_view, inline
 
 from .run_commands import Tally
 from .shopper import Action, Session
@@ -80,6 +80,7 @@ def _close_connection() -> None:
 
 def _append_chunk(decided: list[tuple[str, list[NewEvent], int]]) -> Tally:
     with transaction.atomic():
+        cart_view.lock_for_writing()  # before the appends: the order a command takes them in
         recorded: list[RecordedEvent] = []
         for cart_id, events, _ in decided:
             recorded += store.append(stream_id(cart_id), 0, events)
