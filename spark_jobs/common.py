@@ -267,6 +267,16 @@ def collect_all(outputs: dict[str, DataFrame]) -> dict[str, list[Row]]:
         return {name: future.result() for name, future in futures.items()}
 
 
+def in_order(frame: DataFrame, *columns: str) -> DataFrame:
+    """`frame.orderBy(*columns)` for an output of a few thousand rows at most (days, hours, SKUs).
+
+    Sorted in one partition: a global sort of several partitions first samples its input to
+    range-partition it, a job and a shuffle per view that cost more than the sort. Only the
+    last stage (after the view's last shuffle, with the rows already aggregated) runs in one task.
+    """
+    return frame.coalesce(1).orderBy(*columns)
+
+
 def money(column: Column) -> Column:
     return column.cast(MONEY)
 

@@ -111,6 +111,7 @@ def recommend(orders: DataFrame, *, top_n: int, min_support: float, min_confiden
     return (
         rules.unionByName(fallback)
         .where(F.col("lift") > MIN_LIFT)  # before ranking, so ranks stay 1, 2, 3...
+        .coalesce(1)  # pairs of SKUs, a few thousand: ranked and sorted in one task, no shuffle for either
         .withColumn("rank", F.row_number().over(ranked))
         .where(F.col("rank") <= top_n)
         .select("sku", "rank", "recommended_sku", "support", "confidence", "lift", "source")
