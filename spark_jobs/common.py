@@ -9,7 +9,7 @@ and `covers_position` is exact.
 
 import argparse
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -252,18 +252,27 @@ def cart_events_cached(
             frame.unpersist()
 
 
-def collect_all(outputs: dict[str, DataFrame]) -> dict[str, list[Row]]:
+# An output, or a function that builds one by running Spark jobs of its own (FP-Growth's fit).
+Output = DataFrame | Callable[[], DataFrame]
+
+
+def collect_all(outputs: Mapping[str, Output]) -> dict[str, list[Row]]:
     """Every output's rows, the Spark jobs submitted together from threads of the driver.
 
     On small data a view's time is the scheduler's round trips, not work on the cores:
     run one after another, the views of a 1,000-event archive took longer than
     starting the session. Together they share the cores as Spark schedules them; each
-    view's rows are its own job's, the same as collected alone.
+    view's rows are its own job's, the same as collected alone. An output given as a
+    function is built in its thread too, so the jobs that build it overlap the others.
     """
     if not outputs:
         return {}
+
+    def rows(output: Output) -> list[Row]:
+        return (output if isinstance(output, DataFrame) else output()).collect()
+
     with ThreadPoolExecutor(max_workers=len(outputs), thread_name_prefix="collect") as pool:
-        futures = {name: pool.submit(frame.collect) for name, frame in outputs.items()}
+        futures = {name: pool.submit(rows, output) for name, output in outputs.items()}
         return {name: future.result() for name, future in futures.items()}
 
 
