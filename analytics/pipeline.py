@@ -93,7 +93,7 @@ def run_all(progress: Progress | None = None, *, spark: SparkSession | None = No
     covers = archived.position
     # Stopped at the end only if this run started it (not the caller's, nor one already running here).
     owned = spark is None and SparkSession.getActiveSession() is None
-    session = spark or common.spark_session("cartlog-analytics", settings.SPARK_MASTER)
+    session = spark or common.spark_session("cartlog-analytics", settings.SPARK_MASTER, **common.sized_for(covers))
     try:
         # Every job reads the archive's cart events through common.cart_events: kept in memory once
         # for all of them (the raw archive is not: counting it reads one column).

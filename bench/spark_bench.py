@@ -154,7 +154,8 @@ def one_run(archive: str, master: str) -> None:
     """The process `measure_small_run` times."""
     from spark_jobs import analytics, common, recommendations
 
-    spark = common.spark_session("cartlog-bench-small", master, **{"spark.ui.enabled": "false"})
+    sized = common.sized_for(common.checkpoint_position(archive))  # as analytics.pipeline.run_all starts its session
+    spark = common.spark_session("cartlog-bench-small", master, **{"spark.ui.enabled": "false", **sized})
     spark.sparkContext.setLogLevel("ERROR")
     catalog = common.read_catalog(spark, catalog_path(Path(archive)))
     events = common.read_archive(spark, archive)

@@ -126,6 +126,23 @@ PERFORMANCE = {
 TASKS_PER_CORE = 2  # the tuning guide's 2-3: a slow task does not hold a whole stage back
 
 
+# At most this many events, a run is seconds of work, and the JVM's optimizing compiler (C2)
+# spends more CPU than it saves: its compile threads take the cores the jobs need. C1 alone
+# (HotSpot's quick compiler) cut the JVM's CPU of a whole 1,000-event run from 42.6 to 26.2 s
+# (2 cores under load, 2026-11-26); the threshold is a guess between that and 1M events, where C2 pays.
+SMALL_ARCHIVE_EVENTS = 100_000
+SMALL_ARCHIVE = {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1"}
+
+
+def sized_for(events: int) -> dict[str, str]:
+    """Settings for a session that will read an archive of `events` events (`spark_session(**conf)`).
+
+    Only a driver JVM the session starts takes them (not one already running); they replace
+    a `spark.driver.extraJavaOptions` of spark-defaults.conf.
+    """
+    return dict(SMALL_ARCHIVE) if events <= SMALL_ARCHIVE_EVENTS else {}
+
+
 def size_shuffles(session: SparkSession) -> int:
     """`spark.sql.shuffle.partitions` from the cores the application has, not Spark's fixed 200.
 

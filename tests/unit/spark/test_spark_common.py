@@ -71,3 +71,8 @@ def test_an_output_given_as_a_function_is_built_in_its_thread_and_collected_like
     together = common.collect_all({"summary": views["summary"], "later": lambda: views["funnel_daily"]})
 
     assert together == {"summary": views["summary"].collect(), "later": views["funnel_daily"].collect()}
+
+
+def test_a_small_archive_gets_the_quick_jit_compiler_and_a_large_one_the_defaults() -> None:
+    assert common.sized_for(1_000) == {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1"}
+    assert common.sized_for(common.SMALL_ARCHIVE_EVENTS + 1) == {}
