@@ -93,7 +93,7 @@ def run_all(progress: Progress | None = None, *, spark: SparkSession | None = No
     covers = archived.position
     # Stopped at the end only if this run started it (not the caller's, nor one already running here).
     owned = spark is None and SparkSession.getActiveSession() is None
-    session = spark or common.spark_session("cartlog-analytics", settings.SPARK_MASTER)
+    session = spark or common.spark_session("cartlog-analytics", settings.SPARK_MASTER, **common.sized_for(covers))
     try:
         # Every job reads the archive's cart events through common.cart_events: kept in memory once
         # for all of them (the raw archive is not: counting it reads one column).
@@ -126,19 +126,24 @@ def run_all(progress: Progress | None = None, *, spark: SparkSession | None = No
 REUSED = (*analytics_job.REUSED, *recommendations_job.REUSED)
 
 
-def run_jobs(events: DataFrame, catalog: DataFrame) -> dict[str, DataFrame]:
-    """Every job's outputs by name (the names of TABLES).
+def run_jobs(events: DataFrame, catalog: DataFrame) -> dict[str, common.Output]:
+    """Every job's outputs by name (the names of TABLES), for `common.collect_all`.
 
     A job takes the raw archived events and parses them with `common.cart_events`;
     `run_all` runs this inside `common.cart_events_cached`, so that parse is shared
-    (and the parts in REUSED).
+    (and the parts in REUSED). The recommendations are a function: FP-Growth's fit runs
+    Spark jobs as it is built, and collect_all builds it while the other views run.
     """
     abandoned = abandoned_job.transform(
         events,
         after_seconds=settings.ABANDONED_CART_AFTER_SECONDS,
         lateness_seconds=settings.ABANDONED_CART_LATENESS_SECONDS,
     )
-    return {**analytics_job.transform(events, catalog), **recommendations_job.transform(events), **abandoned}
+
+    def recommendations() -> DataFrame:
+        return recommendations_job.transform(events)["recommendations"]
+
+    return {**analytics_job.transform(events, catalog), "recommendations": recommendations, **abandoned}
 
 
 def catalog_export_path() -> Path:

@@ -12,6 +12,7 @@ _checkpoint.json), the typed cart columns included.
 import json
 import random
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 
 import pyarrow as pa
@@ -42,6 +43,28 @@ def catalog_rows() -> list[tuple[str, str, str, str]]:
     return [(sku, f"Product {sku}", sku[:3], f"{PRICES[sku]}.00") for sku in SKUS]
 
 
+def catalog_path(root: Path) -> Path:
+    """Where `generate` writes the catalog: beside the events, as analytics.pipeline exports it."""
+    return root / "catalog" / "catalog.parquet"
+
+
+def write_catalog(root: Path) -> Path:
+    """The catalog as the jobs read it (sku, name, category, price), one Parquet file."""
+    rows = catalog_rows()
+    table = pa.table(
+        {
+            "sku": [r[0] for r in rows],
+            "name": [r[1] for r in rows],
+            "category": [r[2] for r in rows],
+            "price": pa.array([Decimal(r[3]) for r in rows], type=pa.decimal128(12, 2)),
+        }
+    )
+    path = catalog_path(root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path)
+    return path
+
+
 def generate(root: Path, events: int, seed: int = 1) -> int:
     """Write about `events` events (whole carts) under `root`; returns the exact count written."""
     rng = random.Random(seed)
@@ -56,6 +79,7 @@ def generate(root: Path, events: int, seed: int = 1) -> int:
             position = _write_day(root, START + timedelta(days=day), rows)
     checkpoint = {"position": position, "events": position, "typed_from": 1}  # every part has the typed columns
     (root / "_checkpoint.json").write_text(json.dumps(checkpoint))
+    write_catalog(root)
     return position
 
 

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import spark_duckdb_sql as duck
 from bench.report import write_results
-from bench.spark_archive_gen import catalog_rows, generate
+from bench.spark_archive_gen import catalog_path, generate
 
 
 def main(argv: list[str]) -> int:
@@ -91,9 +91,9 @@ def main(argv: list[str]) -> int:
 def measure(spark: Any, root: Path, through: int, rounds: int) -> dict[str, Any]:
     from spark_jobs import analytics, common, recommendations
 
-    catalog = spark.createDataFrame(
-        [(s, n, c, __import__("decimal").Decimal(p)) for s, n, c, p in catalog_rows()], common.CATALOG_SCHEMA
-    )
+    # Read from Parquet as analytics.pipeline reads its export (a frame built in the driver
+    # would start a Python worker the pipeline never starts).
+    catalog = common.read_catalog(spark, catalog_path(root))
 
     # As analytics.pipeline runs them: the archive read and parsed once, cached, shared by both
     # jobs; the parse happens in the first job that touches it (analytics), on the clock.
@@ -154,14 +154,15 @@ def one_run(archive: str, master: str) -> None:
     """The process `measure_small_run` times."""
     from spark_jobs import analytics, common, recommendations
 
-    spark = common.spark_session("cartlog-bench-small", master, **{"spark.ui.enabled": "false"})
+    sized = common.sized_for(common.checkpoint_position(archive))  # as analytics.pipeline.run_all starts its session
+    spark = common.spark_session("cartlog-bench-small", master, **{"spark.ui.enabled": "false", **sized})
     spark.sparkContext.setLogLevel("ERROR")
-    catalog = spark.createDataFrame(
-        [(s, n, c, __import__("decimal").Decimal(p)) for s, n, c, p in catalog_rows()], common.CATALOG_SCHEMA
-    )
+    catalog = common.read_catalog(spark, catalog_path(Path(archive)))
     events = common.read_archive(spark, archive)
     with common.cart_events_cached(events, [*analytics.REUSED, *recommendations.REUSED]):
-        common.collect_all({**analytics.transform(events, catalog), **recommendations.transform(events)})
+        # As analytics.pipeline.run_jobs: the recommendations (FP-Growth's fit) built beside the other views.
+        rules = {"recommendations": lambda: recommendations.transform(events)["recommendations"]}
+        common.collect_all({**analytics.transform(events, catalog), **rules})
     spark.stop()
 
 

@@ -10,7 +10,7 @@ DataFrames out); `main` is the spark-submit wrapper.
 import sys
 from collections.abc import Sequence
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
@@ -95,7 +95,7 @@ def _rates(frame: DataFrame) -> DataFrame:
 def funnel_daily(per_cart: DataFrame) -> DataFrame:
     """Per day a cart was started: started -> with items -> checked out, conversion and abandonment."""
     counts = per_cart.groupBy(F.to_date("started_at").alias("day")).agg(*_funnel_counts())
-    return _rates(counts.fillna(0, ["carts_with_items"])).orderBy("day")
+    return common.in_order(_rates(counts.fillna(0, ["carts_with_items"])), "day")
 
 
 def summary(per_cart: DataFrame, cart: DataFrame) -> DataFrame:
@@ -126,57 +126,97 @@ def revenue_daily(cart: DataFrame) -> DataFrame:
         .groupBy(F.to_date("occurred_at").alias("day"))
         .agg(F.count(F.lit(1)).alias("orders"), F.sum("total").cast(T.DecimalType(18, 2)).alias("revenue"))
         .withColumn("average_order_value", (F.col("revenue") / F.col("orders")).cast(common.MONEY))
-        .orderBy("day")
+        .transform(common.in_order, "day")
     )
 
 
 def product_activity(cart: DataFrame, catalog: DataFrame) -> DataFrame:
-    """Per SKU: times added, units purchased, orders, and carts where it was added then removed."""
-    adds = cart.where(F.col("type") == "ItemAdded").groupBy("sku").agg(F.count(F.lit(1)).alias("adds"))
-    purchases = (
-        cart.where(F.col("type") == "CheckedOut")
-        .select("cart_id", F.explode("lines").alias("line"))
-        .groupBy(F.col("line.sku").alias("sku"))
+    """Per SKU: times added, units purchased, orders, and carts where it was added then removed.
+
+    One pass over the events (`_product_facts`), counted per SKU, instead of three
+    aggregations joined on the SKU (three scans, and a sort-merge join for each full join).
+    """
+
+    def of(kind: int, value: Column) -> Column:
+        return F.coalesce(F.sum(F.when(F.col("kind") == kind, value)), F.lit(0)).cast("long")
+
+    # A null SKU never matched itself in the full joins this replaces: one row per kind, as before.
+    apart = F.when(F.col("sku").isNull(), F.col("kind")).alias("apart")
+    counts = (
+        _product_facts(cart)
+        .groupBy("sku", apart)
         .agg(
-            F.sum("line.quantity").cast("long").alias("purchased_quantity"),
-            F.countDistinct("cart_id").alias("orders"),
+            of(ADDED, F.col("n")).alias("adds"),
+            of(BOUGHT, F.col("quantity")).alias("purchased_quantity"),
+            of(BOUGHT, F.lit(1)).alias("orders"),
+            of(REMOVED, F.lit(1)).alias("added_then_removed"),
         )
     )
-    removed = (
-        cart.where(F.col("type") == "ItemRemoved")
-        .groupBy("sku")
-        .agg(F.countDistinct("cart_id").alias("added_then_removed"))
-    )
-    counts = ["adds", "purchased_quantity", "orders", "added_then_removed"]
     return (
-        adds.join(purchases, "sku", "full")
-        .join(removed, "sku", "full")
-        .fillna(0, counts)
-        .join(catalog.select("sku", "name", "category"), "sku", "left")
-        .select("sku", "name", "category", *[F.col(c).cast("long").alias(c) for c in counts])
-        .orderBy("sku")
+        counts.join(F.broadcast(catalog.select("sku", "name", "category")), "sku", "left")
+        .select("sku", "name", "category", "adds", "purchased_quantity", "orders", "added_then_removed")
+        .transform(common.in_order, "sku")
+    )
+
+
+ADDED, BOUGHT, REMOVED = 0, 1, 2  # the kinds of a product fact
+
+
+def _product_facts(cart: DataFrame) -> DataFrame:
+    """(sku, kind, cart_id, n, quantity): adds per SKU (cart_id null), and each cart's orders and
+    removals of a SKU, once per cart (so counting rows counts distinct carts)."""
+
+    def fact(kind: int, sku: Column, cart_id: Column, quantity: Column) -> Column:
+        return F.struct(
+            F.lit(kind).alias("kind"),
+            sku.alias("sku"),
+            cart_id.alias("cart_id"),
+            quantity.cast("long").alias("quantity"),
+        )
+
+    kind = F.col("type")
+    facts = (
+        F.when(kind == "ItemAdded", F.array(fact(ADDED, F.col("sku"), F.lit(None).cast("string"), F.lit(0))))
+        .when(kind == "ItemRemoved", F.array(fact(REMOVED, F.col("sku"), F.col("cart_id"), F.lit(0))))
+        .when(
+            kind == "CheckedOut",
+            F.transform("lines", lambda line: fact(BOUGHT, line["sku"], F.col("cart_id"), line["quantity"])),
+        )
+    )
+    return (
+        cart.where(kind.isin("ItemAdded", "ItemRemoved", "CheckedOut"))
+        .select(F.inline(facts))
+        .groupBy("sku", "kind", "cart_id")
+        .agg(F.count(F.lit(1)).alias("n"), F.sum("quantity").alias("quantity"))
     )
 
 
 def checkout_time(per_cart: DataFrame) -> DataFrame:
-    """How long from a cart's first add to its checkout: carts per bucket, every bucket listed."""
-    spark = per_cart.sparkSession
-    buckets = spark.createDataFrame(
-        [(order, label, lower, upper) for order, (label, lower, upper) in enumerate(CHECKOUT_BUCKETS)],
-        "bucket int, label string, lower_seconds long, upper_seconds long",
+    """How long from a cart's first add to its checkout: carts per bucket, every bucket listed.
+
+    One aggregate row with a count per bucket, turned into a row per bucket: no table of
+    buckets built in the driver (a Python worker to start) and no join.
+    """
+    micros = F.unix_micros("checked_out_at") - F.unix_micros("first_add_at")
+
+    def carts_in(lower: int, upper: int | None) -> Column:
+        within = micros >= lower * 1_000_000
+        return F.count(F.when(within if upper is None else within & (micros < upper * 1_000_000), 1))
+
+    counts = per_cart.agg(
+        *[carts_in(lower, upper).alias(f"c{i}") for i, (_, lower, upper) in enumerate(CHECKOUT_BUCKETS)]
     )
-    seconds = per_cart.where(F.col("checked_out_at").isNotNull() & F.col("first_add_at").isNotNull()).select(
-        (F.unix_micros("checked_out_at") - F.unix_micros("first_add_at")).alias("micros")
-    )
-    in_bucket = (F.col("micros") >= F.col("lower_seconds") * 1_000_000) & (
-        F.col("upper_seconds").isNull() | (F.col("micros") < F.col("upper_seconds") * 1_000_000)
-    )
-    return (
-        buckets.join(seconds, in_bucket, "left")
-        .groupBy("bucket", "label", "lower_seconds", "upper_seconds")
-        .agg(F.count("micros").alias("carts"))
-        .orderBy("bucket")
-    )
+    rows = [
+        F.struct(
+            F.lit(i).alias("bucket"),
+            F.lit(label).alias("label"),
+            F.lit(lower).cast("long").alias("lower_seconds"),
+            F.lit(upper).cast("long").alias("upper_seconds"),
+            F.col(f"c{i}").alias("carts"),
+        )
+        for i, (label, lower, upper) in enumerate(CHECKOUT_BUCKETS)
+    ]
+    return counts.select(F.inline(F.array(*rows)))
 
 
 def hourly_activity(cart: DataFrame) -> DataFrame:
@@ -190,7 +230,7 @@ def hourly_activity(cart: DataFrame) -> DataFrame:
             F.sum(F.when(F.col("type") == "CheckedOut", 1).otherwise(0)).cast("long").alias("checkouts"),
         )
         .select(F.col("w.start").alias("window_start"), "events", "carts", "adds", "checkouts")
-        .orderBy("window_start")
+        .transform(common.in_order, "window_start")
     )
 
 
@@ -202,7 +242,10 @@ def sessions(cart: DataFrame, gap: str = SESSION_GAP) -> DataFrame:
         # cart to merge them in (a sort-merge join); both sides are still partitioned by cart, so
         # the table a task holds shrinks as partitions are added.
         cart.join(owners.hint("shuffle_hash"), "cart_id")
-        .groupBy("shopper", F.session_window("occurred_at", gap).alias("s"))
+        # Sessions are merged in order of the grouping keys and start: a hash of the shopper first
+        # gives that sort a distinct 8-byte prefix per shopper ("anon:123..." share theirs), so it
+        # rarely compares whole keys; the shopper itself still decides the groups.
+        .groupBy(F.xxhash64("shopper").alias("h"), "shopper", F.session_window("occurred_at", gap).alias("s"))
         .agg(
             F.min("occurred_at").alias("first_at"),
             F.max("occurred_at").alias("last_at"),
@@ -225,7 +268,7 @@ def sessions_daily(cart: DataFrame, gap: str = SESSION_GAP) -> DataFrame:
             F.avg("events").alias("average_events"),
             F.sum("checked_out").cast("long").alias("sessions_with_checkout"),
         )
-        .orderBy("day")
+        .transform(common.in_order, "day")
     )
 
 

@@ -9,7 +9,7 @@ and `covers_position` is exact.
 
 import argparse
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -124,6 +124,23 @@ PERFORMANCE = {
     "spark.sql.adaptive.coalescePartitions.enabled": "true",
 }
 TASKS_PER_CORE = 2  # the tuning guide's 2-3: a slow task does not hold a whole stage back
+
+
+# At most this many events, a run is seconds of work, and the JVM's optimizing compiler (C2)
+# spends more CPU than it saves: its compile threads take the cores the jobs need. C1 alone
+# (HotSpot's quick compiler) cut the JVM's CPU of a whole 1,000-event run from 42.6 to 26.2 s
+# (2 cores under load, 2026-11-26); the threshold is a guess between that and 1M events, where C2 pays.
+SMALL_ARCHIVE_EVENTS = 100_000
+SMALL_ARCHIVE = {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1"}
+
+
+def sized_for(events: int) -> dict[str, str]:
+    """Settings for a session that will read an archive of `events` events (`spark_session(**conf)`).
+
+    Only a driver JVM the session starts takes them (not one already running); they replace
+    a `spark.driver.extraJavaOptions` of spark-defaults.conf.
+    """
+    return dict(SMALL_ARCHIVE) if events <= SMALL_ARCHIVE_EVENTS else {}
 
 
 def size_shuffles(session: SparkSession) -> int:
@@ -252,19 +269,38 @@ def cart_events_cached(
             frame.unpersist()
 
 
-def collect_all(outputs: dict[str, DataFrame]) -> dict[str, list[Row]]:
+# An output, or a function that builds one by running Spark jobs of its own (FP-Growth's fit).
+Output = DataFrame | Callable[[], DataFrame]
+
+
+def collect_all(outputs: Mapping[str, Output]) -> dict[str, list[Row]]:
     """Every output's rows, the Spark jobs submitted together from threads of the driver.
 
     On small data a view's time is the scheduler's round trips, not work on the cores:
     run one after another, the views of a 1,000-event archive took longer than
     starting the session. Together they share the cores as Spark schedules them; each
-    view's rows are its own job's, the same as collected alone.
+    view's rows are its own job's, the same as collected alone. An output given as a
+    function is built in its thread too, so the jobs that build it overlap the others.
     """
     if not outputs:
         return {}
+
+    def rows(output: Output) -> list[Row]:
+        return (output if isinstance(output, DataFrame) else output()).collect()
+
     with ThreadPoolExecutor(max_workers=len(outputs), thread_name_prefix="collect") as pool:
-        futures = {name: pool.submit(frame.collect) for name, frame in outputs.items()}
+        futures = {name: pool.submit(rows, output) for name, output in outputs.items()}
         return {name: future.result() for name, future in futures.items()}
+
+
+def in_order(frame: DataFrame, *columns: str) -> DataFrame:
+    """`frame.orderBy(*columns)` for an output of a few thousand rows at most (days, hours, SKUs).
+
+    Sorted in one partition: a global sort of several partitions first samples its input to
+    range-partition it, a job and a shuffle per view that cost more than the sort. Only the
+    last stage (after the view's last shuffle, with the rows already aggregated) runs in one task.
+    """
+    return frame.coalesce(1).orderBy(*columns)
 
 
 def money(column: Column) -> Column:

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from pyspark.ml.fpm import FPGrowth
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 try:
@@ -68,22 +68,15 @@ def association_rules(orders: DataFrame, *, min_support: float, min_confidence: 
 
 def co_occurrence(orders: DataFrame) -> DataFrame:
     """Every pair bought together at least once, with support, confidence and lift (no thresholds)."""
-    total = orders.agg(F.count(F.lit(1)).alias("n"))
-    item_orders = orders.select(F.explode("items").alias("sku")).groupBy("sku").agg(F.count(F.lit(1)).alias("x_orders"))
-    # Each order's ordered pairs of its distinct SKUs, built inside the row: no join of the
-    # exploded items with themselves (a shuffle of every line), the same pairs and counts.
-    in_order = F.transform(
-        "items",
-        lambda x: F.transform(
-            F.filter("items", lambda y: y != x), lambda y: F.struct(x.alias("sku"), y.alias("recommended_sku"))
-        ),
-    )
-    pairs = (
-        orders.select(F.explode(F.flatten(in_order)).alias("pair"))
-        .groupBy(F.col("pair.sku").alias("sku"), F.col("pair.recommended_sku").alias("recommended_sku"))
-        .agg(F.count(F.lit(1)).alias("together"))
-    )
-    y_orders = item_orders.select(F.col("sku").alias("recommended_sku"), F.col("x_orders").alias("y_orders"))
+    counts = _basket_counts(orders)
+
+    def counted(kind: int, *keys: str) -> DataFrame:
+        return counts.where(F.col("kind") == kind).select(*keys, F.col("orders"))
+
+    total = counted(ORDER).withColumnRenamed("orders", "n")
+    item_orders = counted(ITEM, "sku").withColumnRenamed("orders", "x_orders")
+    y_orders = counted(ITEM, "sku").select(F.col("sku").alias("recommended_sku"), F.col("orders").alias("y_orders"))
+    pairs = counted(PAIR, "sku", "recommended_sku").withColumnRenamed("orders", "together")
     confidence = F.col("together") / F.col("x_orders")
     return (
         pairs.join(item_orders, "sku")
@@ -100,6 +93,31 @@ def co_occurrence(orders: DataFrame) -> DataFrame:
     )
 
 
+ORDER, ITEM, PAIR = 0, 1, 2  # what _basket_counts counted
+
+
+def _basket_counts(orders: DataFrame) -> DataFrame:
+    """(kind, sku, recommended_sku, orders): the orders (one row), the orders with each SKU, and
+    with each ordered pair of distinct SKUs, counted in one pass over the orders.
+
+    The pairs are built inside each order's row: no join of the exploded items with themselves
+    (a shuffle of every line); and one aggregation instead of three (each its own scan and shuffle).
+    """
+    none = F.lit(None).cast("string")
+
+    def fact(kind: int, sku: Column, recommended: Column) -> Column:
+        return F.struct(F.lit(kind).alias("kind"), sku.alias("sku"), recommended.alias("recommended_sku"))
+
+    items = F.coalesce(F.col("items"), F.array().cast("array<string>"))
+    in_order = F.transform(items, lambda x: F.transform(F.filter(items, lambda y: y != x), lambda y: fact(PAIR, x, y)))
+    facts = F.concat(
+        F.array(fact(ORDER, none, none)), F.transform(items, lambda x: fact(ITEM, x, none)), F.flatten(in_order)
+    )
+    return (
+        orders.select(F.inline(facts)).groupBy("kind", "sku", "recommended_sku").agg(F.count(F.lit(1)).alias("orders"))
+    )
+
+
 def recommend(orders: DataFrame, *, top_n: int, min_support: float, min_confidence: float) -> DataFrame:
     """Top `top_n` per SKU with lift > 1: FP-Growth rules first, co-occurrence pairs where rules are missing."""
     rules = association_rules(orders, min_support=min_support, min_confidence=min_confidence)
@@ -111,6 +129,7 @@ def recommend(orders: DataFrame, *, top_n: int, min_support: float, min_confiden
     return (
         rules.unionByName(fallback)
         .where(F.col("lift") > MIN_LIFT)  # before ranking, so ranks stay 1, 2, 3...
+        .coalesce(1)  # pairs of SKUs, a few thousand: ranked and sorted in one task, no shuffle for either
         .withColumn("rank", F.row_number().over(ranked))
         .where(F.col("rank") <= top_n)
         .select("sku", "rank", "recommended_sku", "support", "confidence", "lift", "source")

@@ -110,13 +110,15 @@ def test_an_archive_without_typed_from_is_parsed_whole(spark: SparkSession, tmp_
 
 
 def test_the_bench_generator_writes_the_archiver_schema(tmp_path: Path) -> None:
-    from bench.spark_archive_gen import generate
+    from bench.spark_archive_gen import catalog_path, generate
 
     generate(tmp_path, 1000, seed=1)
 
     [part, *_] = sorted((tmp_path / "events").glob("*/*.parquet"))
     assert pq.read_schema(part).names == [*archive_layout.COLUMNS, *archive_layout.CART_COLUMNS]
     assert archive_layout.read_checkpoint(tmp_path).typed_from == 1
+    # and the catalog beside it, as analytics.pipeline exports it
+    assert pq.read_schema(catalog_path(tmp_path)).names == common.CATALOG_SCHEMA.fieldNames()
 
 
 def test_the_bench_generator_writes_a_small_archive_that_fills_up_before_its_last_day(tmp_path: Path) -> None:

@@ -60,3 +60,19 @@ def test_views_collected_together_have_the_rows_each_has_alone(spark: SparkSessi
 
     assert together == {name: frame.collect() for name, frame in views.items()}
     assert together["summary"][0].carts_started == 4
+
+
+def test_an_output_given_as_a_function_is_built_in_its_thread_and_collected_like_the_others(
+    spark: SparkSession,
+) -> None:
+    events = events_frame(spark, LOG)
+    views = analytics.transform(events, catalog_frame(spark, CATALOG))
+
+    together = common.collect_all({"summary": views["summary"], "later": lambda: views["funnel_daily"]})
+
+    assert together == {"summary": views["summary"].collect(), "later": views["funnel_daily"].collect()}
+
+
+def test_a_small_archive_gets_the_quick_jit_compiler_and_a_large_one_the_defaults() -> None:
+    assert common.sized_for(1_000) == {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1"}
+    assert common.sized_for(common.SMALL_ARCHIVE_EVENTS + 1) == {}
