@@ -20,7 +20,7 @@ from projections.registry import Projection
 from . import runs
 from .models import RebuildRun, RunStatus
 from .progress import Progress
-from .reader import Reader, decode
+from .reader import Reader
 
 PASSES = 3  # aims at the head; then the lock takes the rest
 
@@ -82,7 +82,7 @@ def _batch(run: RebuildRun, projection: Projection, reader: Reader, started: flo
         return False
     with transaction.atomic():
         if reader.lean:  # rows of LEAN_COLUMNS, decoded here (rebuilds.reader)
-            projection.apply_decoded(decode(events), run.shadow_table)  # type: ignore[attr-defined]
+            projection.apply_decoded(reader.decode(events), run.shadow_table)  # type: ignore[attr-defined]
         else:
             projection.apply(events, run.shadow_table)
         rate = (run.events_done + len(events) - done_before) / max(time.monotonic() - started, 1e-6)
