@@ -1,0 +1,78 @@
+"""A rebuild folds batch n+1 while its writer thread writes batch n (rebuilds.writer), and
+still ends with the rows the live view holds; a write that fails stops the rebuild at the
+last batch that committed, and the next rebuild resumes from there.
+
+Both backends. The log interleaves carts, so a cart continues from the batch
+still being written (the folded states handed over), from an older batch's row
+in the shadow, or starts in the batch itself, at every batch size here.
+"""
+
+import random
+
+import pytest
+
+from carts import services
+from carts.handler import Context, load
+from kernel.principal import Principal
+from projections import cart_view
+from rebuilds import service, shadow
+from rebuilds.models import RebuildRun
+
+from .rebuild_support import rows, skus
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def interleaved_carts(carts: int, rounds: int, seed: int) -> None:
+    """`carts` carts started together, then shopped in turns, some checked out at the end."""
+    rng, catalog = random.Random(seed), skus()
+    context = Context(actor=Principal.parse("user:1"))
+    ids = [services.start_cart(context).state.cart_id for _ in range(carts)]
+    for _ in range(rounds):
+        for cart_id in rng.sample(ids, len(ids) // 2 + 1):
+            sku = rng.choice(catalog)
+            services.add_to_cart(context, cart_id, sku, rng.randint(1, 3))
+            if rng.random() < 0.3:
+                services.update_quantity(context, cart_id, sku, rng.randint(1, 5))
+    for cart_id in ids[::3]:
+        if load(cart_id).item_count:
+            services.checkout(context, cart_id)
+
+
+@pytest.mark.parametrize("batch_size", [1, 2, 3, 7, 50])
+def test_a_rebuild_in_batches_of_any_size_swaps_in_the_live_rows(seeded_catalog: None, batch_size: int) -> None:
+    interleaved_carts(6, 8, seed=batch_size)
+    live = rows(cart_view.TABLE, cart_view.KEY)
+
+    outcome = service.rebuild("cart_view", batch_size=batch_size)
+
+    assert outcome.status == "swapped"
+    assert rows(cart_view.TABLE, cart_view.KEY) == live
+
+
+def test_a_failed_write_stops_the_rebuild_at_the_last_commit_and_the_next_one_resumes(
+    seeded_catalog: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    interleaved_carts(5, 6, seed=3)
+    live = rows(cart_view.TABLE, cart_view.KEY)
+    real_write, writes = cart_view.write_folded, []
+
+    def third_write_fails(folded: cart_view.Folded, table: str = cart_view.TABLE, **kwargs: str) -> None:
+        writes.append(len(folded))
+        if len(writes) == 3:
+            raise RuntimeError("the database went away")
+        real_write(folded, table, **kwargs)
+
+    monkeypatch.setattr(cart_view, "write_folded", third_write_fails)
+    with pytest.raises(RuntimeError, match="went away"):
+        service.rebuild("cart_view", batch_size=4)
+    failed = RebuildRun.objects.get(projection="cart_view")
+    assert failed.status == "failed" and failed.events_done == 8  # two batches of 4 committed, the third not
+    assert rows(failed.shadow_table, cart_view.KEY) != live  # the rest is still to come
+    monkeypatch.setattr(cart_view, "write_folded", real_write)
+
+    outcome = service.rebuild("cart_view", batch_size=4)
+
+    assert outcome.run_id == failed.id and outcome.status == "swapped"
+    assert rows(cart_view.TABLE, cart_view.KEY) == live
+    assert not shadow.exists(failed.shadow_table)
