@@ -22,6 +22,7 @@ from eventlog import store
 from projections.registry import Projection
 
 from . import runs
+from .collector import fewer_collections
 from .models import RebuildRun, RunStatus
 from .progress import Progress
 from .reader import Reader
@@ -55,7 +56,7 @@ def catch_up(
     clock = (time.monotonic(), run.events_done)
     progress.start(run, store.head_position())
     lean = hasattr(projection, "apply_decoded")
-    with Reader(tuple(projection.CATEGORIES), batch_size, lean=lean) as reader, Writer() as writer:
+    with fewer_collections(), Reader(tuple(projection.CATEGORIES), batch_size, lean=lean) as reader, Writer() as writer:
         for _ in range(PASSES):
             done = _pass(_Batches(run, projection, reader, writer, clock), progress, stop, pause)
             writer.wait()  # the pass's last batch is committed: run.position is where the shadow stands

@@ -7,6 +7,7 @@ still being written (the folded states handed over), from an older batch's row
 in the shadow, or starts in the batch itself, at every batch size here.
 """
 
+import gc
 import random
 
 import pytest
@@ -15,7 +16,7 @@ from carts import services
 from carts.handler import Context, load
 from kernel.principal import Principal
 from projections import cart_view
-from rebuilds import service, shadow
+from rebuilds import collector, service, shadow
 from rebuilds.models import RebuildRun
 
 from .rebuild_support import rows, skus
@@ -76,3 +77,15 @@ def test_a_failed_write_stops_the_rebuild_at_the_last_commit_and_the_next_one_re
     assert outcome.run_id == failed.id and outcome.status == "swapped"
     assert rows(cart_view.TABLE, cart_view.KEY) == live
     assert not shadow.exists(failed.shadow_table)
+
+
+def test_collections_are_back_to_normal_once_the_rebuild_ends(seeded_catalog: None) -> None:
+    interleaved_carts(2, 2, seed=1)
+    before = gc.get_threshold()
+
+    service.rebuild("cart_view", batch_size=3)
+
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+    with collector.fewer_collections(), collector.fewer_collections():
+        assert gc.get_threshold() == collector.THRESHOLDS
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
