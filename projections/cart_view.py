@@ -79,26 +79,54 @@ def apply_decoded(events: Sequence[DecodedEvent], table: str = TABLE, *, using: 
     A cart whose first event here is not its version 1
     continues from its row in `table`, and the upsert never moves a row back.
     """
-    by_cart: dict[str, list[DecodedEvent]] = defaultdict(list)
-    for event in events:
-        if event.stream_id.startswith(streams.PREFIX):
-            by_cart[event.stream_id[len(streams.PREFIX) :]].append(event)
-    if not by_cart:
-        return
-    connection = connections[using]
-    unknown = [cart_id for cart_id, evs in by_cart.items() if evs[0].version > 1]
-    current = _load(connection, table, unknown) if unknown else {}
-    rows = []
+    write_folded(fold_decoded(events, table, using=using), table, using=using)
+
+
+# Each cart's new state after a batch, with the last event folded into it, by cart id.
+Folded = dict[str, tuple[CartState, DecodedEvent]]
+
+
+def fold_decoded(
+    events: Sequence[DecodedEvent],
+    table: str = TABLE,
+    *,
+    using: str = "default",
+    before: Folded | None = None,
+) -> Folded:
+    """The first half of `apply_decoded`: each cart's new state after `events`.
+
+    A cart that continues from an earlier batch starts from `before` (the batch
+    folded just before, which may not be written yet: a rebuild folds a batch
+    while the one before is written, rebuilds.writer), else from its row in `table`.
+    """
+    by_cart = _by_cart(events)
+    before = before or {}
+    unknown = [cart_id for cart_id, evs in by_cart.items() if evs[0].version > 1 and cart_id not in before]
+    loaded = _load(connections[using], table, unknown) if unknown else {}
+    folded: Folded = {}
     for cart_id, cart_events in by_cart.items():
-        state = current.get(cart_id)
+        state = before[cart_id][0] if cart_id in before else loaded.get(cart_id)
         if state is not None:
             cart_events = [event for event in cart_events if event.version > state.version]
             if not cart_events:
                 continue
-        last = cart_events[-1]
-        folded = fold_recorded(state or initial_state(cart_id), cart_events)
-        rows.append(to_row(folded, cast(RecordedEvent, last), connection))  # to_row reads position, occurred_at
-    _upsert(connection, table, rows)
+        folded[cart_id] = (fold_recorded(state or initial_state(cart_id), cart_events), cart_events[-1])
+    return folded
+
+
+def _by_cart(events: Sequence[DecodedEvent]) -> dict[str, list[DecodedEvent]]:
+    by_stream: dict[str, list[DecodedEvent]] = defaultdict(list)
+    for event in events:
+        by_stream[event.stream_id].append(event)
+    prefix = len(streams.PREFIX)
+    return {stream[prefix:]: evs for stream, evs in by_stream.items() if stream.startswith(streams.PREFIX)}
+
+
+def write_folded(folded: Folded, table: str = TABLE, *, using: str = "default") -> None:
+    """The second half of `apply_decoded`: upsert the folded states' rows into `table`."""
+    connection = connections[using]
+    rows = [to_row(state, cast(RecordedEvent, last), connection) for state, last in folded.values()]
+    _upsert(connection, table, rows)  # to_row reads position, occurred_at
 
 
 def to_row(state: CartState, last: RecordedEvent, connection: Any) -> list[Any]:

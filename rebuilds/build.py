@@ -1,9 +1,10 @@
 """Filling the shadow: batches of the log from the run's checkpoint, each one transaction.
 
 Each batch is read (gap-safe, `store.read_all`, one batch ahead: rebuilds.reader),
-then folded into the shadow by the projection's own `apply` (or `apply_decoded`,
-the same rows from a lean batch: rebuilds.reader) with the run's
-checkpoint moved in the same transaction: a SIGKILL at any point leaves shadow
+folded (cart_view's `fold_decoded`, from a lean batch) and written into the
+shadow with the run's checkpoint moved in the same transaction, on the
+writer's thread while the next batch is folded (rebuilds.writer; a projection
+with only `apply` runs it whole there). A SIGKILL at any point leaves shadow
 and checkpoint in step, and the next run resumes from there. The loop stops once a batch comes back short,
 i.e. the shadow has caught up with the head as far as it is safe to read;
 the last few events are taken under the swap's lock (rebuilds.finish).
@@ -11,6 +12,9 @@ the last few events are taken under the swap's lock (rebuilds.finish).
 
 import threading
 import time
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any, Protocol, cast
 
 from django.db import transaction
 
@@ -18,11 +22,20 @@ from eventlog import store
 from projections.registry import Projection
 
 from . import runs
+from .collector import fewer_collections
 from .models import RebuildRun, RunStatus
 from .progress import Progress
-from .reader import Reader, decode
+from .reader import Reader
+from .writer import Writer
 
 PASSES = 3  # aims at the head; then the lock takes the rest
+
+
+class LeanProjection(Projection, Protocol):
+    """A projection with `apply_decoded` (cart_view), in its two halves: fold, then write."""
+
+    def fold_decoded(self, events: Sequence[Any], table: str = ..., *, before: Any = ...) -> Any: ...
+    def write_folded(self, folded: Any, table: str = ...) -> None: ...
 
 
 def catch_up(
@@ -42,32 +55,27 @@ def catch_up(
     """
     clock = (time.monotonic(), run.events_done)
     progress.start(run, store.head_position())
-    with Reader(tuple(projection.CATEGORIES), batch_size, lean=hasattr(projection, "apply_decoded")) as reader:
+    lean = hasattr(projection, "apply_decoded")
+    with fewer_collections(), Reader(tuple(projection.CATEGORIES), batch_size, lean=lean) as reader, Writer() as writer:
         for _ in range(PASSES):
-            if not _pass(run, projection, reader, progress, stop, pause, clock):
+            done = _pass(_Batches(run, projection, reader, writer, clock), progress, stop, pause)
+            writer.wait()  # the pass's last batch is committed: run.position is where the shadow stands
+            if not done:
                 return False
             if store.head_position() - run.position < batch_size:
                 break
     return True
 
 
-def _pass(
-    run: RebuildRun,
-    projection: Projection,
-    reader: Reader,
-    progress: Progress,
-    stop: threading.Event | None,
-    pause: float,
-    clock: tuple[float, int],
-) -> bool:
+def _pass(batches: "_Batches", progress: Progress, stop: threading.Event | None, pause: float) -> bool:
     """Batches up to the head as it is when the pass begins; False if `stop` was set."""
     head = store.head_position()
-    runs.set_status(run, RunStatus.BUILDING, head=head)
-    while run.position < head:
+    runs.set_status(batches.run, RunStatus.BUILDING, head=head)
+    while batches.after < head:
         if stop and stop.is_set():
             return False
-        full = _batch(run, projection, reader, *clock)
-        progress.update(run)
+        full = batches.next()
+        progress.update(batches.run)
         if not full:
             break  # nothing more is safe to read yet
         if pause:
@@ -75,16 +83,39 @@ def _pass(
     return True
 
 
-def _batch(run: RebuildRun, projection: Projection, reader: Reader, started: float, done_before: int) -> bool:
-    """One batch into the shadow, with the run's checkpoint, in one transaction."""
-    events = reader.read(run.position)
-    if not events:
-        return False
-    with transaction.atomic():
-        if reader.lean:  # rows of LEAN_COLUMNS, decoded here (rebuilds.reader)
-            projection.apply_decoded(decode(events), run.shadow_table)  # type: ignore[attr-defined]
-        else:
-            projection.apply(events, run.shadow_table)
-        rate = (run.events_done + len(events) - done_before) / max(time.monotonic() - started, 1e-6)
-        runs.record_batch(run, reader.last_position(events), len(events), rate)
-    return len(events) == reader.batch_size
+class _Batches:
+    """The batches of one pass: each read (one ahead), folded here, and written with the
+    run's checkpoint in one transaction by the writer (rebuilds.writer) while the next is
+    folded. `after` is the position handed to the writer; `run.position` the one committed."""
+
+    def __init__(
+        self, run: RebuildRun, projection: Projection, reader: Reader, writer: Writer, clock: tuple[float, int]
+    ):
+        self.run, self.projection, self.reader, self.writer, self.clock = run, projection, reader, writer, clock
+        self.after = run.position
+        self.folded: Any = None  # the batch before, as the projection folded it (lean only)
+
+    def next(self) -> bool:
+        """One batch on its way into the shadow; False when it was not full (or empty)."""
+        events = self.reader.read(self.after)
+        if not events:
+            return False
+        table = self.run.shadow_table
+        if self.reader.lean:  # rows of LEAN_COLUMNS, decoded here (rebuilds.reader)
+            lean = cast(LeanProjection, self.projection)
+            self.folded = lean.fold_decoded(self.reader.decode(events), table, before=self.folded)
+            write: Callable[[], None] = partial(lean.write_folded, self.folded, table)
+        else:  # `apply` reads the rows it continues from: it runs in the writer's thread, after the write before
+            write = partial(self.projection.apply, events, table)
+        last = self.reader.last_position(events)
+        self.writer.submit(partial(self._commit, write, last, len(events)))
+        self.after = last
+        return len(events) == self.reader.batch_size
+
+    def _commit(self, write: Callable[[], None], last: int, count: int) -> None:
+        """In the writer's thread: the batch's rows and the run's checkpoint, in one transaction."""
+        started, done_before = self.clock
+        with transaction.atomic():
+            write()
+            rate = (self.run.events_done + count - done_before) / max(time.monotonic() - started, 1e-6)
+            runs.record_batch(self.run, last, count, rate)

@@ -35,6 +35,7 @@ def take_lease(name: str) -> Lease:
     if connection.vendor != "postgresql":
         _clear_dead_holder(lease.name)
     if not lease.acquire():
+        lease.release()  # its session of its own, opened to ask (PostgreSQL), is not left open
         raise RebuildBusyError(f"a rebuild of {name!r} is running in another process")
     return lease
 
