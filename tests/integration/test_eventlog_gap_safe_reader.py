@@ -129,6 +129,12 @@ class HeldWriter(threading.Thread):
         finally:
             connections.close_all()
 
+    def started(self) -> "HeldWriter":
+        """Started, and waiting: with its transaction id taken if it has a `before`, else appended."""
+        self.start()
+        assert (self.has_xid if self.before else self.appended).wait(WAIT)
+        return self
+
     def finish(self) -> None:
         self.release.set()
         self.join(WAIT)
@@ -139,15 +145,9 @@ def two_early_ids_around_a_fast_append(*followers: Follower, midway: Callable[[]
     """Two transactions take their ids, a fast append runs between them; the first appends after
     the fast append commits and commits; the followers poll while the second is still open
     (then `midway`), and catch up with all three events once it commits."""
-    first = HeldWriter(before=write_first)
-    first.start()
-    assert first.has_xid.wait(WAIT)
-    second = HeldWriter(before=write_first)  # an id between the first's and the fast append's
-    second.start()
-    assert second.has_xid.wait(WAIT)
-    fast = HeldWriter()
-    fast.start()
-    assert fast.appended.wait(WAIT)
+    first = HeldWriter(before=write_first).started()
+    second = HeldWriter(before=write_first).started()  # an id between the first's and the fast append's
+    fast = HeldWriter().started()
     first.go.set()
     first.release.set()  # appends once the fast append has committed, then commits
     fast.finish()
@@ -162,11 +162,8 @@ def two_early_ids_around_a_fast_append(*followers: Follower, midway: Callable[[]
 
 def test_an_event_committed_after_a_later_position_is_still_read_once_in_order() -> None:
     safe, naive = Follower(gap_safe_read), Follower(naive_read)
-    slow, fast = HeldWriter(), HeldWriter()
-    slow.start()
-    assert slow.appended.wait(WAIT)  # takes the lower position, stays open
-    fast.start()
-    assert fast.appended.wait(WAIT)
+    slow = HeldWriter().started()  # takes the lower position, stays open
+    fast = HeldWriter().started()
     fast.finish()  # the higher position commits first
     poll(safe, naive)
     slow.finish()
@@ -184,12 +181,8 @@ def test_a_writer_that_wrote_before_appending_never_makes_the_reader_skip() -> N
     yet its position is newer. eventlog_append makes it wait for the fast append's
     commit, so the reader cannot pass the fast append's position early."""
     safe = Follower(gap_safe_read)
-    early_xid = HeldWriter(before=write_first)
-    early_xid.start()
-    assert early_xid.has_xid.wait(WAIT)
-    fast = HeldWriter()
-    fast.start()
-    assert fast.appended.wait(WAIT)  # newer transaction id, lower position, still open
+    early_xid = HeldWriter(before=write_first).started()
+    fast = HeldWriter().started()  # newer transaction id, lower position, still open
     early_xid.go.set()
     early_xid.release.set()  # it would commit at once if it could append
     assert not early_xid.committed.wait(0.5), "the slow path must wait for the open fast append"
@@ -219,12 +212,8 @@ def test_negative_control_without_the_slow_path_lock_the_reader_would_skip() -> 
     commits while the fast append is open, and read_all's own filter then lets the
     reader pass the open append's position. This is what the test above rules out."""
     safe = Follower(gap_safe_read)
-    early_xid = HeldWriter(before=write_first, append=append_bypassing_the_protocol)
-    early_xid.start()
-    assert early_xid.has_xid.wait(WAIT)
-    fast = HeldWriter()
-    fast.start()
-    assert fast.appended.wait(WAIT)
+    early_xid = HeldWriter(before=write_first, append=append_bypassing_the_protocol).started()
+    fast = HeldWriter().started()
     early_xid.go.set()
     early_xid.finish()
     safe.catch_up(1)  # reads the early writer's event, past the open append's position

@@ -9,7 +9,6 @@ import pytest
 from rebuilds.reader import read_rows
 
 from .test_eventlog_gap_safe_reader import (
-    WAIT,
     Follower,
     HeldWriter,
     committed_positions,
@@ -27,11 +26,8 @@ def lean_read(after: int) -> list[int]:
 
 def test_an_event_committed_after_a_later_position_is_still_read_by_a_rebuild() -> None:
     safe, lean = Follower(gap_safe_read), Follower(lean_read)
-    slow, fast = HeldWriter(), HeldWriter()
-    slow.start()
-    assert slow.appended.wait(WAIT)  # takes the lower position, stays open
-    fast.start()
-    assert fast.appended.wait(WAIT)
+    slow = HeldWriter().started()  # takes the lower position, stays open
+    fast = HeldWriter().started()
     fast.finish()  # the higher position commits first
     poll(safe, lean)
     assert lean.seen == safe.seen == []  # neither passes the open lower position
