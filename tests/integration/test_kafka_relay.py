@@ -20,6 +20,7 @@ from eventlog.models import Event
 from inventory.services import receive_stock
 from kernel.principal import Principal
 from relay import config
+from tests.fault_helpers import terminate_backends
 from tests.kafka_broker import Broker
 from tests.kafka_helpers import events_by_key, read_topic, relay_checkpoint, relay_everything
 from tests.processes import database_url
@@ -145,6 +146,34 @@ def test_a_broker_outage_under_load_loses_nothing_and_the_relay_recovers_by_itse
             assert relay_checkpoint() < store.head_position()
         finally:
             kafka.thaw()
+        wait_for(lambda: relay_checkpoint() == store.head_position())
+    finally:
+        stop.set()
+        relay.join(timeout=30)
+    assert_every_event_in_kafka_in_per_key_order()
+
+
+@pytest.mark.slow
+def test_the_relay_recovers_by_itself_when_its_database_sessions_are_cut_mid_stream(
+    catalog: None, kafka: Broker, settings
+) -> None:
+    """Every session of the relay (its own, its lease's, its read-ahead thread's) is killed
+    by the server three times while it sends: it reconnects by itself, and every event still
+    reaches its topic, in order per cart. Batches of 2 keep the read-ahead thread busy."""
+    settings.RELAY_BATCH_SIZE = 2
+    from relay.relay import run_forever
+
+    stop = threading.Event()
+    relay = threading.Thread(target=run_forever, args=(stop,))
+    relay.start()
+    try:
+        shop(2)
+        wait_for(lambda: relay_checkpoint() == store.head_position())
+        cut, deadline = 0, time.monotonic() + 60
+        while cut < 3:  # the relay's sessions, caught while it sends (between batches it may hold none)
+            assert time.monotonic() < deadline, f"cut {cut} sessions of the relay in 60 s"
+            shop(1)
+            cut += terminate_backends("%")  # every session of the test database but this thread's
         wait_for(lambda: relay_checkpoint() == store.head_position())
     finally:
         stop.set()
