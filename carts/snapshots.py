@@ -92,10 +92,7 @@ def load(cart_id: str, store: EventStore) -> tuple[CartState | None, list[Record
     if not isinstance(store, SqlStore):
         snapshot = find(cart_id)
         return snapshot, store.read_stream(stream_id(cart_id), after_version=snapshot.version if snapshot else 0)
-    with store.connection.cursor() as cursor:
-        store.prepare_bulk_read(cursor)  # psycopg's C loader for the events' timestamps
-        cursor.execute(LOAD, [stream_id(cart_id), cart_id, SCHEMA, cart_id, SCHEMA])
-        rows = cursor.fetchall()
+    rows = store.fetch(LOAD, [stream_id(cart_id), cart_id, SCHEMA, cart_id, SCHEMA])
     snapshot = from_data(loads(rows[0][7])) if rows and rows[0][0] == 0 else None
     return snapshot, [record(row[1:]) for row in rows if row[0] == 1]
 

@@ -17,6 +17,7 @@ from django.db import IntegrityError
 from ..alongside import Appended, Row, to_sql
 from ..errors import RowConflictError, WrongExpectedVersionError
 from ..records import NewEvent, RecordedEvent
+from . import wire
 from .base import LogReader
 from .sql import SqlStore, dumps
 
@@ -45,9 +46,7 @@ class PostgresStore(SqlStore):
         recorded_at = datetime.now(UTC)
         sql, params = append_statement([stream_id, expected_version, _payload(events), recorded_at], alongside)
         try:
-            with self.connection.cursor() as cursor:
-                cursor.execute(sql, params)
-                rows = cursor.fetchall()
+            rows = self.fetch(sql, params)
         except IntegrityError as error:
             table = getattr(getattr(error.__cause__, "diag", None), "table_name", None)
             if table in {row.table for row in alongside}:
@@ -57,6 +56,11 @@ class PostgresStore(SqlStore):
             event.recorded(position=int(position), stream_id=stream_id, version=int(version), recorded_at=recorded_at)
             for (position, version), event in zip(rows, events, strict=True)
         ]
+
+    def fetch(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """Over libpq, without a cursor, where that is the same as a cursor (wire.py)."""
+        rows = wire.fetch(self.connection, sql, params)
+        return super().fetch(sql, params) if rows is None else rows
 
     def read_all(
         self, after_position: int, limit: int = 1000, *, categories: Sequence[str] | None = None

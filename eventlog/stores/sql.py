@@ -40,6 +40,14 @@ class SqlStore:
     def announce(self, categories: Sequence[str]) -> None:
         """No LISTEN here: readers poll (PostgreSQL overrides it)."""
 
+    def fetch(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """The rows of a command's statement (its read or its write) through a cursor;
+        PostgreSQL sends them over libpq where it can (wire.py)."""
+        with self.connection.cursor() as cursor:
+            self.prepare_bulk_read(cursor)
+            cursor.execute(sql, params)
+            return cursor.fetchall()
+
     def read_stream(
         self, stream_id: str, up_to_version: int | None = None, *, after_version: int = 0
     ) -> list[RecordedEvent]:

@@ -1,0 +1,139 @@
+"""A command's two statements sent over libpq itself, without a cursor around them.
+
+A cart command is two statements (its read and its write, docs/round-trips.md),
+and once they were that few, the Python around each one was most of a command's
+time: Django's cursor wrapper and psycopg's cursor cost about 130 µs of CPU per
+statement, against about 25 µs for the same statement sent through psycopg's own
+libpq binding (`psycopg.pq`) and its rows decoded by psycopg's own loaders
+(`psycopg.adapt.Transformer`, in C). docs/benchmarks.md has the measurement.
+
+`fetch` is that path, and only where it is the same thing as a cursor:
+
+- the connection is in autocommit and idle, so the statement is a transaction of
+  its own, as it would be through a cursor; inside `atomic()` (a retry, a
+  caller's transaction) it returns None and the caller uses a cursor, so Django
+  keeps full control of BEGIN, savepoints and COMMIT;
+- each statement is prepared once per connection (named `cartlog_<n>`, apart
+  from psycopg's own `_pg3_<n>`), with its parameters sent as text and their types
+  left to PostgreSQL, which takes them from where each one is used; a connection
+  that lost its prepared statements (a pooler's DISCARD ALL) prepares them again;
+- errors are Django's (`wrap_database_errors`): an IntegrityError stays one, and a
+  lost connection marks the Django connection unusable, so the next request
+  reconnects as it would after a cursor's error (docs/reliability.md);
+- execute wrappers see every statement (tests count a command's statements with
+  one), and with Django's query log on (DEBUG, `CaptureQueriesContext`) it steps
+  aside so that the log stays complete.
+
+libpq blocks in C with the GIL released, so the web tier's other threads run
+meanwhile, as they do while a cursor waits.
+"""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import Decimal
+from functools import partial
+from typing import Any, cast
+from uuid import UUID
+from weakref import WeakKeyDictionary
+
+from django.db.backends.base.base import BaseDatabaseWrapper
+from psycopg import Connection, abc, errors, pq
+from psycopg.adapt import AdaptersMap, Transformer
+from psycopg.types.datetime import TimestamptzLoader
+
+Rows = list[tuple[Any, ...]]
+
+_OK = (pq.ExecStatus.TUPLES_OK, pq.ExecStatus.COMMAND_OK)
+
+
+@dataclass
+class _Prepared:
+    """What one connection has: its prepared statements by SQL, and a row loader."""
+
+    loader: abc.Transformer
+    names: dict[str, bytes] = field(default_factory=dict)
+
+
+# Per psycopg connection: a reconnect is a new connection object, with nothing prepared.
+_connections: "WeakKeyDictionary[Connection[Any], _Prepared]" = WeakKeyDictionary()
+
+
+def fetch(connection: BaseDatabaseWrapper, sql: str, params: Sequence[Any]) -> Rows | None:
+    """The rows of one statement sent straight over libpq, or None where a cursor must send it."""
+    if connection.queries_logged:
+        return None
+    connection.close_if_health_check_failed()  # what a cursor does first (CONN_HEALTH_CHECKS)
+    connection.ensure_connection()
+    raw = connection.connection
+    if not raw.autocommit or raw.info.transaction_status != pq.TransactionStatus.IDLE:
+        return None
+    run: Callable[..., Rows] = partial(_run, raw)
+    for wrapper in reversed(connection.execute_wrappers):  # as Django's CursorWrapper chains them
+        run = partial(wrapper, run)
+    with connection.wrap_database_errors:
+        return run(sql, params, False, {"connection": connection, "cursor": None})
+
+
+def _run(raw: Connection[Any], sql: str, params: Sequence[Any], many: bool, context: dict[str, Any]) -> Rows:
+    prepared = _connections.get(raw)
+    if prepared is None:
+        prepared = _connections[raw] = _Prepared(loader=_loader(raw))
+    # None is NULL to libpq (psycopg's own cursor passes it so); its type hints leave it out.
+    values = cast(list[bytes], [as_text(value) for value in params])
+    try:
+        result = raw.pgconn.exec_prepared(_name(raw, prepared, sql), values)
+        _check(raw, result)
+    except errors.InvalidSqlStatementName:  # the session's statements were discarded: prepare again
+        prepared.names.clear()
+        result = raw.pgconn.exec_prepared(_name(raw, prepared, sql), values)
+        _check(raw, result)
+    prepared.loader.set_pgresult(result)
+    return prepared.loader.load_rows(0, result.ntuples, tuple)
+
+
+def _name(raw: Connection[Any], prepared: _Prepared, sql: str) -> bytes:
+    name = prepared.names.get(sql)
+    if name is None:
+        name = f"cartlog_{len(prepared.names)}".encode()
+        _check(raw, raw.pgconn.prepare(name, numbered(sql).encode(), None))
+        prepared.names[sql] = name
+    return name
+
+
+def _check(raw: Connection[Any], result: pq.abc.PGresult) -> None:
+    if result.status not in _OK:
+        raise errors.error_from_result(result, encoding=raw.info.encoding)
+
+
+def _loader(raw: Connection[Any]) -> abc.Transformer:
+    """The connection's loaders (Django's included), with psycopg's C loader for timestamptz,
+    as a bulk read uses (`PostgresStore.prepare_bulk_read`): the same aware UTC datetimes."""
+    adapters = AdaptersMap(raw.adapters)
+    adapters.register_loader("timestamptz", TimestamptzLoader)
+    return Transformer(adapters)
+
+
+def numbered(sql: str) -> str:
+    """`%s` placeholders as PostgreSQL's `$1, $2, …`. The statements sent here have no other `%`."""
+    parts = sql.split("%s")
+    if any("%" in part for part in parts):
+        raise ValueError("only %s placeholders, no other % sign, in a statement sent over libpq")
+    return "".join(f"{part}${n}" for n, part in enumerate(parts[:-1], start=1)) + parts[-1]
+
+
+def as_text(value: Any) -> bytes | None:
+    """A parameter in PostgreSQL's text format, its type left to the statement."""
+    if type(value) is str:  # most of them: ids, JSON documents
+        return value.encode()
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value.encode()
+    if isinstance(value, bool):  # before int: a bool is an int
+        return b"t" if value else b"f"
+    if isinstance(value, int | Decimal | UUID):
+        return str(value).encode()
+    if isinstance(value, date):  # a datetime too: ISO 8601, with its offset when aware
+        return value.isoformat().encode()
+    raise TypeError(f"no text form here for a parameter of type {type(value).__name__}")

@@ -1,0 +1,87 @@
+"""A command's two statements go over libpq without a cursor (eventlog/stores/wire.py),
+and that path behaves as a cursor would: inside a transaction it steps aside, a
+session cut by the server is an error Django sees and recovers from, and a session
+whose prepared statements were discarded (as a pooler does) prepares them again.
+"""
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+import pytest
+from django.db import OperationalError, connection, transaction
+
+from carts import handler, services
+from carts.handler import Context
+from kernel.principal import Principal
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+ALICE = Context(actor=Principal.user(1))
+
+
+@contextmanager
+def sent_with_a_cursor() -> Iterator[list[bool]]:
+    """For each of the command's statements sent meanwhile, whether a cursor sent it (the
+    product's price, read before the command by carts.services, is not the command's)."""
+    cursors: list[bool] = []
+
+    def note(execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any) -> Any:
+        if "catalog_product" not in sql:
+            cursors.append(context["cursor"] is not None)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(note):
+        yield cursors
+
+
+def lines(cart_id: str) -> list[tuple[str, int]]:
+    return [(line.sku, line.quantity) for line in handler.installed().load(cart_id).lines]
+
+
+def test_outside_a_transaction_both_statements_go_without_a_cursor(catalog: None) -> None:
+    cart_id = services.start_cart(ALICE).state.cart_id
+    services.add_to_cart(ALICE, cart_id, "COF-001", 1)
+    with sent_with_a_cursor() as cursors:
+        services.add_to_cart(ALICE, cart_id, "COF-001", 2)
+    assert cursors == [False, False]
+    assert lines(cart_id) == [("COF-001", 3)]
+
+
+def test_inside_a_transaction_a_cursor_sends_them_and_a_rollback_undoes_the_command(catalog: None) -> None:
+    cart_id = services.start_cart(ALICE).state.cart_id
+    services.add_to_cart(ALICE, cart_id, "COF-001", 1)
+
+    class Undo(Exception):
+        pass
+
+    with sent_with_a_cursor() as cursors, pytest.raises(Undo), transaction.atomic():
+        services.add_to_cart(ALICE, cart_id, "KIT-001", 1)
+        raise Undo
+    assert cursors == [True] * 4  # a savepoint (the handler nests an atomic), the read, the write, its release
+    assert lines(cart_id) == [("COF-001", 1)]  # the append was part of the transaction rolled back
+
+
+def test_a_session_the_server_ended_is_an_error_then_the_next_connection_works(catalog: None) -> None:
+    cart_id = services.start_cart(ALICE).state.cart_id
+    services.add_to_cart(ALICE, cart_id, "COF-001", 1)  # the statements are prepared on this session
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    params = connection.get_connection_params()
+    with psycopg.connect(**params, autocommit=True) as other:  # the same role may end its own sessions
+        other.execute("SELECT pg_terminate_backend(%s)", [pid])
+    with pytest.raises(OperationalError):  # Django's error, not psycopg's: the connection is marked broken
+        services.add_to_cart(ALICE, cart_id, "KIT-001", 1)
+    connection.close_if_unusable_or_obsolete()  # what Django does at the end of every request
+    services.add_to_cart(ALICE, cart_id, "KIT-001", 1)
+    assert lines(cart_id) == [("COF-001", 1), ("KIT-001", 1)]
+
+
+def test_statements_a_pooler_discarded_are_prepared_again(catalog: None) -> None:
+    cart_id = services.start_cart(ALICE).state.cart_id
+    services.add_to_cart(ALICE, cart_id, "COF-001", 1)
+    connection.connection.execute("DEALLOCATE ALL")  # what a pooler's DISCARD ALL does to them
+    services.add_to_cart(ALICE, cart_id, "COF-001", 1)
+    assert lines(cart_id) == [("COF-001", 2)]
