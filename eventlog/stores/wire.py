@@ -16,7 +16,9 @@ libpq binding (`psycopg.pq`) and its rows decoded by psycopg's own loaders
 - each statement is prepared once per connection (named `cartlog_<n>`, apart
   from psycopg's own `_pg3_<n>`), with its parameters sent as text and their types
   left to PostgreSQL, which takes them from where each one is used; a connection
-  that lost its prepared statements (a pooler's DISCARD ALL) prepares them again;
+  that lost its prepared statements (a pooler's DISCARD ALL) prepares them again,
+  and with server-side binding off (DB_SERVER_SIDE_BINDING=0, a pooler that keeps
+  no prepared statements) nothing is prepared: each statement is parsed each time;
 - errors are Django's (`wrap_database_errors`): an IntegrityError stays one, and a
   lost connection marks the Django connection unusable, so the next request
   reconnects as it would after a cursor's error (docs/reliability.md);
@@ -81,13 +83,18 @@ def _run(raw: Connection[Any], sql: str, params: Sequence[Any], many: bool, cont
         prepared = _connections[raw] = _Prepared(loader=_loader(raw))
     # None is NULL to libpq (psycopg's own cursor passes it so); its type hints leave it out.
     values = cast(list[bytes], [as_text(value) for value in params])
-    try:
-        result = raw.pgconn.exec_prepared(_name(raw, prepared, sql), values)
+    if not context["connection"].settings_dict["OPTIONS"].get("server_side_binding"):
+        # DB_SERVER_SIDE_BINDING=0 (a pooler that keeps no prepared statements): parsed every time.
+        result = raw.pgconn.exec_params(numbered(sql).encode(), values)
         _check(raw, result)
-    except errors.InvalidSqlStatementName:  # the session's statements were discarded: prepare again
-        prepared.names.clear()
-        result = raw.pgconn.exec_prepared(_name(raw, prepared, sql), values)
-        _check(raw, result)
+    else:
+        try:
+            result = raw.pgconn.exec_prepared(_name(raw, prepared, sql), values)
+            _check(raw, result)
+        except errors.InvalidSqlStatementName:  # the session's statements were discarded: prepare again
+            prepared.names.clear()
+            result = raw.pgconn.exec_prepared(_name(raw, prepared, sql), values)
+            _check(raw, result)
     prepared.loader.set_pgresult(result)
     return prepared.loader.load_rows(0, result.ntuples, tuple)
 

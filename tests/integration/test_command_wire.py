@@ -47,6 +47,13 @@ def test_outside_a_transaction_both_statements_go_without_a_cursor(catalog: None
         services.add_to_cart(ALICE, cart_id, "COF-001", 2)
     assert cursors == [False, False]
     assert lines(cart_id) == [("COF-001", 3)]
+    assert len(prepared_here()) >= 2  # prepared on this session, once each
+
+
+def prepared_here() -> list[str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT name FROM pg_prepared_statements WHERE name LIKE 'cartlog%%'")
+        return [name for (name,) in cursor.fetchall()]
 
 
 def test_inside_a_transaction_a_cursor_sends_them_and_a_rollback_undoes_the_command(catalog: None) -> None:
@@ -85,3 +92,16 @@ def test_statements_a_pooler_discarded_are_prepared_again(catalog: None) -> None
     connection.connection.execute("DEALLOCATE ALL")  # what a pooler's DISCARD ALL does to them
     services.add_to_cart(ALICE, cart_id, "COF-001", 1)
     assert lines(cart_id) == [("COF-001", 2)]
+
+
+def test_with_server_side_binding_off_nothing_is_prepared(catalog: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """DB_SERVER_SIDE_BINDING=0 is for a pooler that keeps no prepared statements."""
+    options = {k: v for k, v in connection.settings_dict["OPTIONS"].items() if k != "server_side_binding"}
+    monkeypatch.setitem(connection.settings_dict, "OPTIONS", options)
+    connection.close()  # the next statement opens a session with these options
+    cart_id = services.start_cart(ALICE).state.cart_id
+    services.add_to_cart(ALICE, cart_id, "COF-001", 1)
+    services.add_to_cart(ALICE, cart_id, "COF-001", 1)
+    assert prepared_here() == []
+    assert lines(cart_id) == [("COF-001", 2)]
+    connection.close()  # the session without binding ends with the test
