@@ -7,6 +7,7 @@ cart command handler on it, and hands the consumers of the higher layers to
 """
 
 from collections.abc import Sequence
+from functools import partial
 
 from carts.decider import CartState
 from carts.handler import CommandHandler
@@ -53,9 +54,11 @@ def install_read_caches(*, on: bool | None = None) -> None:
     from consumers import wakeup
 
     enabled = settings.READ_CACHES if on is None else on
+    # One LISTEN session for both, on the channels of what they hold only (not every cart command's).
+    feed = partial(wakeup.for_caches, [*TOKENS.kinds, *PRODUCTS.kinds]) if enabled else lambda: None
     for cache in (TOKENS, PRODUCTS):
         cache.clear()
-        cache.feed = wakeup.for_caches if enabled else lambda: None
+        cache.feed = feed
 
 
 def event_store() -> EventStore:

@@ -1,12 +1,16 @@
 """Consumers woken by the log: one LISTEN session per process, the poll as a fallback.
 
 On PostgreSQL every append notifies `eventlog.stores.postgres.CHANNEL` with
-its stream's category when it commits (eventlog migration 0004). A `Listener`
-holds one dedicated psycopg session per process (not one per consumer) that
-LISTENs on a thread of its own and counts the notifications, per category; a
-consumer's `Waiter` sleeps until one of its categories is announced after its
-last read began, or the fallback poll elapses. So idle consumers cost next to
-nothing and an append reaches them in milliseconds instead of a poll interval.
+its stream's category when it commits, and the category's own channel
+(`channel_of`; eventlog migrations 0004 and 0005). A `Listener` holds one
+dedicated psycopg session that LISTENs on a thread of its own and counts the
+notifications, per category. The consumers of a process share one (not one per
+consumer) on CHANNEL; a consumer's `Waiter` sleeps until one of its categories is
+announced after its last read began, or the fallback poll elapses. So idle
+consumers cost next to nothing and an append reaches them in milliseconds instead
+of a poll interval. The read caches have a listener of their own on their
+categories' channels only (`for_caches`): a web process is not woken by every cart
+command, which cost it about 50 µs of CPU each (docs/round-trips.md).
 
 Two things the notification cannot promise, and what covers them:
 * Gap-safe reads (eventlog/stores/postgres.py: VISIBLE) hold back an event
@@ -32,8 +36,9 @@ from dataclasses import dataclass, field
 import psycopg
 from django.conf import settings
 from django.db import connection
+from psycopg import sql
 
-from eventlog.stores.postgres import CHANNEL
+from eventlog.stores.postgres import CHANNEL, channel_of
 
 from .backoff import Backoff
 from .lease import connection_kwargs
@@ -56,9 +61,11 @@ def enabled() -> bool:
 
 
 class Listener:
-    """A LISTEN session on its own thread; `generation` counts notifications (and reconnects)."""
+    """A LISTEN session on its own thread, on `channels`; `generation` counts notifications (and reconnects)."""
 
-    def __init__(self) -> None:
+    def __init__(self, channels: Sequence[str] = (CHANNEL,), *, name: str = "cartlog-listen") -> None:
+        self.channels = tuple(channels)
+        self.name = name  # the session's application_name, before its pid
         self.pid = os.getpid()  # a thread does not survive a fork: a child starts its own listener
         self.generation = 0
         self.connected = False
@@ -103,17 +110,20 @@ class Listener:
             except Exception as error:  # the session died or never came: poll meanwhile, reconnect
                 self.connected = False
                 pause = self._backoff.next()
-                log.warning("LISTEN %s: %s; consumers poll; reconnecting in %.1fs", CHANNEL, error, pause)
+                log.warning(
+                    "LISTEN %s: %s; readers poll; reconnecting in %.1fs", ", ".join(self.channels), error, pause
+                )
                 self.stopping.wait(pause)
 
     def _listen(self) -> None:
-        kwargs = connection_kwargs(f"cartlog-listen pid={os.getpid()}")
+        kwargs = connection_kwargs(f"{self.name} pid={os.getpid()}")
         with psycopg.connect(**kwargs) as conn:
-            conn.execute(f"LISTEN {CHANNEL}")
+            for channel in self.channels:
+                conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
             self._bump(None)  # anything appended while we were away was not announced: look now
             self.connected = True  # after the bump: a cache entry read from now on is newer than it
             self._backoff.reset()
-            log.info("LISTEN %s: consumers are woken by appends", CHANNEL)
+            log.info("LISTEN %s: readers are woken by appends", ", ".join(self.channels))
             while not self.stopping.is_set():
                 # Returns after a second at most, so that `stopping` is seen; raises if the session dies.
                 for notification in conn.notifies(timeout=1.0):
@@ -153,22 +163,27 @@ def release(listener: Listener) -> None:
 _for_caches: Listener | None = None
 
 
-def for_caches() -> Listener | None:
-    """The listener that feeds the process's read caches (kernel/fresh_cache.py), acquired on
-    first use in each process and kept for its life; None where there is no LISTEN."""
+def for_caches(categories: Sequence[str] = ()) -> Listener | None:
+    """The listener that feeds the process's read caches (kernel/fresh_cache.py), started on first
+    use in each process and kept for its life; None where there is no LISTEN. A session of its own,
+    on the channels of `categories` only (every category's when empty; the first call decides), so
+    that appends of other categories, a cart command above all, do not wake it."""
     global _for_caches
     listener = _for_caches
     if listener is None or listener.pid != os.getpid() or listener.stopping.is_set():
-        listener = _for_caches = acquire()
+        if not enabled():
+            return None
+        channels = [channel_of(category) for category in categories] or [CHANNEL]
+        listener = _for_caches = Listener(channels, name="cartlog-listen-caches")
     return listener
 
 
 def release_for_caches() -> None:
-    """Give the caches' listener back (the caches then read every time until `for_caches` again)."""
+    """Stop the caches' listener (the caches then read every time until `for_caches` again)."""
     global _for_caches
     listener, _for_caches = _for_caches, None
     if listener is not None and listener.pid == os.getpid():
-        release(listener)
+        listener.stopping.set()
 
 
 @dataclass

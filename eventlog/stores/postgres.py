@@ -3,8 +3,9 @@
 `read_all` returns only rows whose transaction is older than the oldest one
 still running, so it never skips an event that commits late (invariant 3).
 Why that holds, and the locks below, are in `eventlog_append` (migration 0003)
-and docs/adr/0002-gap-safe-readers.md. Since migration 0004 the function also
-notifies CHANNEL, so an append wakes the consumers at its commit.
+and docs/adr/0002-gap-safe-readers.md. Since migrations 0004 and 0005 the function
+also notifies CHANNEL and the category's channel, so an append wakes its readers at
+its commit.
 """
 
 from collections.abc import Iterator, Sequence
@@ -26,9 +27,17 @@ from .sql import SqlStore, dumps
 ORDER_LOCK = 74260001  # session lock: taking a transaction id and positions, in one order
 SLOW_LOCK = 74260002  # transaction lock: shared by fast appends, exclusive for slow ones (and hold_appends)
 STREAM_LOCK_CLASS = 7426  # first key of the per-stream advisory locks (lock_stream)
-# eventlog_append notifies this channel with the stream's category (migration 0004); PostgreSQL
-# delivers it when the append commits, and table-transport consumers LISTEN on it (consumers/wakeup.py).
+# eventlog_append notifies this channel with the stream's category (migration 0004), and the
+# category's own channel (`channel_of`, migration 0005); PostgreSQL delivers them when the append
+# commits. Readers of every category LISTEN on CHANNEL, a reader of a few categories (the read
+# caches) on theirs only, so it is not woken by the others' appends (consumers/wakeup.py).
 CHANNEL = "cartlog_events"
+
+
+def channel_of(category: str) -> str:
+    """The channel of one category's appends (a quoted identifier to LISTEN on: it holds a dot)."""
+    return f"{CHANNEL}.{category}"
+
 
 # Stop before the oldest transaction still running: any row it (or a later
 # writer) will commit has a higher position than what we return.
@@ -83,7 +92,9 @@ class PostgresStore(SqlStore):
     def announce(self, categories: Sequence[str]) -> None:
         with self.connection.cursor() as cursor:
             for category in categories:
-                cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, category])
+                cursor.execute(
+                    "SELECT pg_notify(%s, %s), pg_notify(%s, %s)", [CHANNEL, category, channel_of(category), category]
+                )
 
     def read_all_rows(
         self, after_position: int, limit: int, categories: Sequence[str] | None, columns: str

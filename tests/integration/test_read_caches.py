@@ -16,17 +16,20 @@ from django.test.utils import CaptureQueriesContext
 from knox.models import AuthToken
 from rest_framework.exceptions import AuthenticationFailed
 
-from accounts.authentication import TokenAuthentication
+from accounts.authentication import TOKENS, TokenAuthentication
 from cartlog import bootstrap
+from carts import services as carts
+from carts.handler import Context
 from catalog import services as catalog
 from catalog.queries import product_names, product_snapshot
 from consumers import wakeup
 from eventlog import store
+from kernel.principal import Principal
 from tests.fault_helpers import terminate_backends
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
 WAIT = 10.0  # seconds: an upper bound, never the expected time
-LISTEN_SESSION = "cartlog-listen pid=%"
+LISTEN_SESSION = "cartlog-listen-caches pid=%"
 
 
 def eventually(condition: Callable[[], bool], what: str) -> None:
@@ -55,7 +58,7 @@ def elsewhere(work: Callable[[], object]) -> None:
 def caches() -> Iterator[None]:
     bootstrap.install_read_caches(on=True)
     try:
-        eventually(lambda: (listener := wakeup.for_caches()) is not None and listener.connected, "the LISTEN session")
+        eventually(lambda: (listener := TOKENS.feed()) is not None and listener.connected, "the LISTEN session")
         yield
     finally:
         bootstrap.install_read_caches(on=False)
@@ -138,8 +141,8 @@ def test_a_rebuilt_view_put_live_is_announced(caches: None, catalog: None) -> No
 def test_while_the_session_is_away_nothing_is_served_from_memory(caches: None, token: str, catalog: None) -> None:
     authenticate(token)
     product_snapshot("COF-001")
-    listener = wakeup.for_caches()
-    assert listener is not None
+    listener = TOKENS.feed()
+    assert isinstance(listener, wakeup.Listener)
     assert terminate_backends(LISTEN_SESSION) >= 1
     eventually(lambda: not listener.connected, "the listener noticing its session died")
     # Revoked while nobody listens: no notification will ever say so; the reconnect must.
@@ -149,3 +152,15 @@ def test_while_the_session_is_away_nothing_is_served_from_memory(caches: None, t
     assert refused(token)
     assert queries(lambda: product_snapshot("COF-001")) == 1  # every entry dropped at the reconnect
     assert queries(lambda: product_snapshot("COF-001")) == 0
+
+
+def test_the_caches_session_hears_what_they_hold_and_not_every_cart_command(caches: None, catalog: None) -> None:
+    """A web process's caches listen on the channels of products and tokens only (eventlog
+    migration 0005, accounts 0004): a cart command does not wake them."""
+    listener = TOKENS.feed()
+    assert isinstance(listener, wakeup.Listener)
+    carts.start_cart(Context(actor=Principal.user(1)))  # an append of a cart: its own transaction, committed
+    elsewhere(lambda: store.announce(["product"]))  # committed after it
+    eventually(lambda: "product" in listener.announced, "the product's announcement")
+    # Notifications arrive in commit order: had the session heard the cart's, it would have come first.
+    assert "cart" not in listener.announced
