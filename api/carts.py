@@ -123,9 +123,9 @@ def last_position(outcome: Outcome) -> int:
 def command_response(outcome: Outcome, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     """A command's answer: the cart it left, its version and the position of its last event."""
     position = last_position(outcome)
-    response = cart_response(outcome.state, status, {POSITION: str(position), **(headers or {})})
-    response.data = {**response.data, "position": position}
-    return response
+    body = {**cart_body(outcome.state), "position": position}
+    etag = f'"{outcome.state.version}"'
+    return Response(body, status=status, headers={"ETag": etag, POSITION: str(position), **(headers or {})})
 
 
 def own_cart(request: Request, cart_id: str) -> CartState:

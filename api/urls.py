@@ -10,6 +10,13 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from . import accounts, analytics, carts, catalog, category_activity, claims, orders, problems, projections
 
 urlpatterns: list[URLPattern | URLResolver] = [
+    # First: the cart routes take nearly every request, and Django tries the patterns in order.
+    path("carts", carts.StartCartView.as_view(), name="carts"),
+    path("carts/<str:cart_id>", carts.GetCartView.as_view(), name="cart"),
+    path("carts/<str:cart_id>/events", carts.CartEventsView.as_view(), name="cart-events"),
+    path("carts/<str:cart_id>/items", carts.AddToCartView.as_view(), name="cart-items"),
+    path("carts/<str:cart_id>/items/<str:sku>", carts.CartLineView.as_view(), name="cart-item"),
+    path("carts/<str:cart_id>/checkout", carts.CheckoutView.as_view(), name="cart-checkout"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
@@ -18,12 +25,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("auth/token", accounts.TokenView.as_view(), name="auth-token"),
     path("products", catalog.ProductsView.as_view(), name="products"),
     path("products/<str:sku>", catalog.ProductView.as_view(), name="product"),
-    path("carts", carts.StartCartView.as_view(), name="carts"),
-    path("carts/<str:cart_id>", carts.GetCartView.as_view(), name="cart"),
-    path("carts/<str:cart_id>/events", carts.CartEventsView.as_view(), name="cart-events"),
-    path("carts/<str:cart_id>/items", carts.AddToCartView.as_view(), name="cart-items"),
-    path("carts/<str:cart_id>/items/<str:sku>", carts.CartLineView.as_view(), name="cart-item"),
-    path("carts/<str:cart_id>/checkout", carts.CheckoutView.as_view(), name="cart-checkout"),
     path("orders", orders.OrdersView.as_view(), name="orders"),
     path("projections", projections.ProjectionsView.as_view(), name="projections"),
     path("claims/<str:claim_id>", claims.ClaimView.as_view(), name="claim"),

@@ -120,3 +120,15 @@ def test_the_event_stream_lists_every_field_in_version_and_position_order(cart: 
     assert events[1]["data"] == {"sku": "COF-001", "quantity": 2, "unit_price": "12.50"}
     assert events[2]["data"] == {"sku": "COF-001", "from_quantity": 2, "to_quantity": 1}
     assert events[0]["metadata"]["actor"] == events[0]["data"]["owner"]
+
+
+def test_x_correlation_id_is_recorded_with_the_commands_event(cart: tuple[APIClient, str]) -> None:
+    client, cart_id = cart
+    body = {"sku": "COF-001", "quantity": 1}
+    client.post(f"/api/carts/{cart_id}/items", body, format="json", headers={"X-Correlation-ID": "checkout-flow-7"})
+    client.post(f"/api/carts/{cart_id}/items", body, format="json")
+    events = client.get(f"/api/carts/{cart_id}/events").json()
+    assert [e["type"] for e in events] == ["CartStarted", "ItemAdded", "ItemAdded"]
+    assert events[1]["metadata"]["correlation_id"] == "checkout-flow-7"
+    # Without the header a command starts its own chain: its correlation id is its command id.
+    assert events[2]["metadata"]["correlation_id"] == events[2]["metadata"]["command_id"]
