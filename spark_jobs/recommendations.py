@@ -58,14 +58,30 @@ def pairs(orders: DataFrame, *, min_support: float, min_confidence: float) -> Da
     A rule's figures are over the orders FP-Growth counted (those with a SKU list; a checkout
     without lines is none); the other pairs', over every order, as they always were.
     """
-    counts = _basket_counts(orders)
+    kind = F.col("kind")
 
-    def counted(kind: int, *keys: str) -> DataFrame:
-        return counts.where(F.col("kind") == kind).select(*keys, F.col("orders"))
+    def count_of(counted: int, over: Window) -> Column:
+        return F.max(F.when(kind == counted, F.col("orders"))).over(over)
 
-    totals = counted(ORDER).withColumnRenamed("orders", "n").crossJoin(counted(LISTED).withColumnRenamed("orders", "m"))
-    item_orders = counted(ITEM, "sku").withColumnRenamed("orders", "x_orders")
-    y_orders = counted(ITEM, "sku").select(F.col("sku").alias("recommended_sku"), F.col("orders").alias("y_orders"))
+    # Every count sits beside the pair counts in one frame, a few thousand rows in one task: each pair
+    # row takes its SKUs' and the totals' counts from windows, not from joins (a filter on the counts'
+    # `kind` is pushed below their aggregation, so each join re-read and re-counted the orders).
+    whole = Window.partitionBy()
+    consequent = F.when(kind == PAIR, F.col("recommended_sku")).otherwise(F.col("sku"))
+    counts = (
+        _basket_counts(orders)
+        .coalesce(1)
+        .select(
+            "kind",
+            "sku",
+            "recommended_sku",
+            F.col("orders").alias("together"),
+            count_of(ITEM, Window.partitionBy("sku")).alias("x_orders"),
+            count_of(ITEM, Window.partitionBy(consequent)).alias("y_orders"),
+            count_of(ORDER, whole).alias("n"),
+            count_of(LISTED, whole).alias("m"),
+        )
+    )
     together = F.col("together")
     confidence = together / F.col("x_orders")  # long / long: double division, as FP-Growth's freqUnion / freqX
     # FP-Growth keeps itemsets in at least ceil(min_support * m) orders (a double product, rounded up), so
@@ -73,20 +89,13 @@ def pairs(orders: DataFrame, *, min_support: float, min_confidence: float) -> Da
     # as computed. A rule X -> Y is exactly a frequent pair {X, Y} with confidence >= min_confidence.
     is_rule = (together >= F.ceil(F.lit(min_support) * F.col("m"))) & (confidence >= F.lit(min_confidence))
     over = F.when(is_rule, F.col("m")).otherwise(F.col("n"))
-    return (
-        counted(PAIR, "sku", "recommended_sku")
-        .withColumnRenamed("orders", "together")
-        .join(item_orders, "sku")
-        .join(y_orders, "recommended_sku")
-        .crossJoin(totals)
-        .select(
-            "sku",
-            "recommended_sku",
-            (together / over).alias("support"),
-            confidence.alias("confidence"),
-            (confidence / (F.col("y_orders") / over)).alias("lift"),
-            F.when(is_rule, F.lit(RULE)).otherwise(F.lit(CO_OCCURRENCE)).alias("source"),
-        )
+    return counts.where(kind == PAIR).select(
+        "sku",
+        "recommended_sku",
+        (together / over).alias("support"),
+        confidence.alias("confidence"),
+        (confidence / (F.col("y_orders") / over)).alias("lift"),
+        F.when(is_rule, F.lit(RULE)).otherwise(F.lit(CO_OCCURRENCE)).alias("source"),
     )
 
 
@@ -125,7 +134,7 @@ def recommend(orders: DataFrame, *, top_n: int, min_support: float, min_confiden
     return (
         pairs(orders, min_support=min_support, min_confidence=min_confidence)
         .where(F.col("lift") > MIN_LIFT)  # before ranking, so ranks stay 1, 2, 3...
-        .coalesce(1)  # pairs of SKUs, a few thousand: ranked and sorted in one task, no shuffle for either
+        .coalesce(1)  # pairs of SKUs (in one task since pairs()): ranked and sorted there, no shuffle for either
         .withColumn("rank", F.row_number().over(ranked))
         .where(F.col("rank") <= top_n)
         .select("sku", "rank", "recommended_sku", "support", "confidence", "lift", "source")
