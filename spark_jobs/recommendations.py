@@ -16,7 +16,7 @@ than chance) are recommended, whichever kind they are.
 import sys
 from collections.abc import Sequence
 
-from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import Column, DataFrame, Window, WindowSpec
 from pyspark.sql import functions as F
 
 try:
@@ -60,7 +60,7 @@ def pairs(orders: DataFrame, *, min_support: float, min_confidence: float) -> Da
     """
     kind = F.col("kind")
 
-    def count_of(counted: int, over: Window) -> Column:
+    def count_of(counted: int, over: WindowSpec) -> Column:
         return F.max(F.when(kind == counted, F.col("orders"))).over(over)
 
     # Every count sits beside the pair counts in one frame, a few thousand rows in one task: each pair
