@@ -9,7 +9,7 @@ through the log makes ~6k events/s, too slow for 5M here); its write time is
 reported as "archive write". Then, per round, in the same process and on the
 same files:
   - Spark: spark_jobs.analytics.transform and spark_jobs.recommendations.transform
-    (FP-Growth + co-occurrence fallback) over common.read_archive, every output
+    (association rules and the co-occurrence fallback) over common.read_archive, every output
     collected to the driver, as analytics.pipeline does (one session, started once
     before the clock runs; the archive parsed once per round and shared by both jobs,
     common.cart_events_cached);
@@ -160,7 +160,7 @@ def one_run(archive: str, master: str) -> None:
     catalog = common.read_catalog(spark, catalog_path(Path(archive)))
     events = common.read_archive(spark, archive)
     with common.cart_events_cached(events, [*analytics.REUSED, *recommendations.REUSED]):
-        # As analytics.pipeline.run_jobs: the recommendations (FP-Growth's fit) built beside the other views.
+        # As analytics.pipeline.run_jobs: the recommendations built beside the other views.
         rules = {"recommendations": lambda: recommendations.transform(events)["recommendations"]}
         common.collect_all({**analytics.transform(events, catalog), **rules})
     spark.stop()

@@ -10,7 +10,7 @@ DataFrames out); `main` is the spark-submit wrapper.
 import sys
 from collections.abc import Sequence
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
@@ -19,7 +19,7 @@ try:
 except ImportError:  # spark-submit spark_jobs/analytics.py puts only spark_jobs/ on the path
     import common  # type: ignore[import-not-found,no-redef]
 
-SESSION_GAP = "30 minutes"
+SESSION_GAP_SECONDS = 30 * 60
 # Time from first add to checkout, in buckets a person reads at a glance: (label, lower, upper) seconds.
 CHECKOUT_BUCKETS: tuple[tuple[str, int, int | None], ...] = (
     ("under 1 min", 0, 60),
@@ -234,33 +234,53 @@ def hourly_activity(cart: DataFrame) -> DataFrame:
     )
 
 
-def sessions(cart: DataFrame, gap: str = SESSION_GAP) -> DataFrame:
-    """Shopping sessions: a shopper's (the cart's starting owner) events with no pause longer than `gap`."""
+def sessions(cart: DataFrame, gap_seconds: int = SESSION_GAP_SECONDS) -> DataFrame:
+    """Shopping sessions: a shopper's (the cart's starting owner) events with no pause longer than the gap.
+
+    What `F.session_window(occurred_at, gap)` grouped by shopper gives (an event at most the gap
+    after the one before stays in its session; events without a time are in none), computed as
+    a walk through each shopper's events in time order: an event more than the gap after the one
+    before starts a session, and a running count of those starts numbers them. session_window
+    did the same in two passes: a hash aggregation of every event keyed by its own window
+    (which merged nothing), a shuffle of all of them, then the sort and the merge.
+    """
     owners = cart.where(F.col("type") == "CartStarted").select("cart_id", F.col("owner").alias("shopper"))
+    # The hash first: the sort by shopper gets a distinct 8-byte prefix per shopper ("anon:123..."
+    # share theirs), so it rarely compares whole keys; the shopper itself still decides the groups.
+    shopper = Window.partitionBy("h", "shopper").orderBy("t")
+    starts = F.coalesce((F.col("t") > F.lag("t").over(shopper) + gap_seconds * 1_000_000).cast("int"), F.lit(1))
+    numbered = F.sum("starts").over(shopper.rowsBetween(Window.unboundedPreceding, Window.currentRow))
     return (
+        cart.where(F.col("occurred_at").isNotNull())
         # A hash of each partition's owners, one row a cart, instead of sorting every event by
         # cart to merge them in (a sort-merge join); both sides are still partitioned by cart, so
         # the table a task holds shrinks as partitions are added.
-        cart.join(owners.hint("shuffle_hash"), "cart_id")
-        # Sessions are merged in order of the grouping keys and start: a hash of the shopper first
-        # gives that sort a distinct 8-byte prefix per shopper ("anon:123..." share theirs), so it
-        # rarely compares whole keys; the shopper itself still decides the groups.
-        .groupBy(F.xxhash64("shopper").alias("h"), "shopper", F.session_window("occurred_at", gap).alias("s"))
+        .join(owners.hint("shuffle_hash"), "cart_id")
+        .select(
+            F.xxhash64("shopper").alias("h"),
+            "shopper",
+            F.unix_micros("occurred_at").alias("t"),
+            (F.col("type") == "CheckedOut").cast("int").alias("checked_out"),
+        )
+        .withColumn("starts", starts)
+        .withColumn("session", numbered)
+        # Partitioned by shopper already (the window's shuffle): aggregated where it is, no shuffle.
+        .groupBy("h", "shopper", "session")
         .agg(
-            F.min("occurred_at").alias("first_at"),
-            F.max("occurred_at").alias("last_at"),
+            F.timestamp_micros(F.min("t")).alias("first_at"),
+            F.timestamp_micros(F.max("t")).alias("last_at"),
             F.count(F.lit(1)).alias("events"),
-            F.max((F.col("type") == "CheckedOut").cast("int")).alias("checked_out"),
+            F.max("checked_out").alias("checked_out"),
         )
         .select("shopper", "first_at", "last_at", "events", "checked_out")
     )
 
 
-def sessions_daily(cart: DataFrame, gap: str = SESSION_GAP) -> DataFrame:
+def sessions_daily(cart: DataFrame, gap_seconds: int = SESSION_GAP_SECONDS) -> DataFrame:
     """Per day a session began: sessions, their average length and events, and how many checked out."""
     duration = (F.unix_micros("last_at") - F.unix_micros("first_at")) / 1_000_000
     return (
-        sessions(cart, gap)
+        sessions(cart, gap_seconds)
         .groupBy(F.to_date("first_at").alias("day"))
         .agg(
             F.count(F.lit(1)).alias("sessions"),

@@ -269,7 +269,7 @@ def cart_events_cached(
             frame.unpersist()
 
 
-# An output, or a function that builds one by running Spark jobs of its own (FP-Growth's fit).
+# An output, or a function that builds one (and may run Spark jobs of its own to do so).
 Output = DataFrame | Callable[[], DataFrame]
 
 

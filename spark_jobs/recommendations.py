@@ -1,13 +1,14 @@
 """The recommendations job: "customers who bought X also bought Y" from checked-out carts.
 
-FP-Growth (Spark MLlib) mines association rules over the SKU sets of orders;
-single-item rules X -> Y become recommendations ranked by confidence then lift.
-Where the data is thin (a SKU whose pairs fall below FP-Growth's minimum
-support or confidence), plain co-occurrence counts fill its top N, marked
-`source = "co_occurrence"`. Both use the same definitions, over n orders:
-support = orders with X and Y / n, confidence = orders with X and Y / orders
-with X, lift = confidence / (orders with Y / n). Only pairs with lift > 1 (bought
-together more often than chance) are recommended, whichever method found them.
+Over the SKU sets of n orders, for each ordered pair of SKUs bought together:
+support = orders with X and Y / n, confidence = orders with X and Y / orders with X,
+lift = confidence / (orders with Y / n). A pair is an association rule X -> Y
+(`source = "fp_growth"`) when its support is at least MIN_SUPPORT and its confidence
+at least MIN_CONFIDENCE: the single-item rules FP-Growth (Spark MLlib) mined, with its
+figures, from the pair counts alone (docs/analytics.md says why they are the same).
+Where the data is thin (a SKU with fewer than N rules), the other pairs fill its top N,
+marked `source = "co_occurrence"`. Only pairs with lift > 1 (bought together more often
+than chance) are recommended, whichever kind they are.
 
     spark-submit spark_jobs/recommendations.py --archive var/archive --catalog catalog.parquet --out out/
 """
@@ -15,8 +16,7 @@ together more often than chance) are recommended, whichever method found them.
 import sys
 from collections.abc import Sequence
 
-from pyspark.ml.fpm import FPGrowth
-from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import Column, DataFrame, Window, WindowSpec
 from pyspark.sql import functions as F
 
 try:
@@ -46,62 +46,69 @@ def baskets(cart: DataFrame) -> DataFrame:
     )
 
 
-# FP-Growth, the co-occurrence pairs and their counts all read the orders: a run caches them
-# once (common.cart_events_cached).
+# The pair counts read the orders: a run caches them once (common.cart_events_cached).
 REUSED = (baskets,)
 
-
-def association_rules(orders: DataFrame, *, min_support: float, min_confidence: float) -> DataFrame:
-    """FP-Growth's single-item rules X -> Y as RULE_COLUMNS rows."""
-    if orders.isEmpty():
-        return orders.sparkSession.createDataFrame([], _RULE_SCHEMA)
-    model = FPGrowth(itemsCol="items", minSupport=min_support, minConfidence=min_confidence).fit(orders)
-    return model.associationRules.where((F.size("antecedent") == 1) & (F.size("consequent") == 1)).select(
-        F.col("antecedent")[0].alias("sku"),
-        F.col("consequent")[0].alias("recommended_sku"),
-        F.col("support").cast("double"),
-        F.col("confidence").cast("double"),
-        F.col("lift").cast("double"),
-        F.lit("fp_growth").alias("source"),
-    )
+RULE, CO_OCCURRENCE = "fp_growth", "co_occurrence"  # `source`: the name FP-Growth's rules always had
 
 
-def co_occurrence(orders: DataFrame) -> DataFrame:
-    """Every pair bought together at least once, with support, confidence and lift (no thresholds)."""
-    counts = _basket_counts(orders)
+def pairs(orders: DataFrame, *, min_support: float, min_confidence: float) -> DataFrame:
+    """Every pair bought together at least once as RULE_COLUMNS rows: the rules, and the other pairs.
 
-    def counted(kind: int, *keys: str) -> DataFrame:
-        return counts.where(F.col("kind") == kind).select(*keys, F.col("orders"))
+    A rule's figures are over the orders FP-Growth counted (those with a SKU list; a checkout
+    without lines is none); the other pairs', over every order, as they always were.
+    """
+    kind = F.col("kind")
 
-    total = counted(ORDER).withColumnRenamed("orders", "n")
-    item_orders = counted(ITEM, "sku").withColumnRenamed("orders", "x_orders")
-    y_orders = counted(ITEM, "sku").select(F.col("sku").alias("recommended_sku"), F.col("orders").alias("y_orders"))
-    pairs = counted(PAIR, "sku", "recommended_sku").withColumnRenamed("orders", "together")
-    confidence = F.col("together") / F.col("x_orders")
-    return (
-        pairs.join(item_orders, "sku")
-        .join(y_orders, "recommended_sku")
-        .crossJoin(total)
+    def count_of(counted: int, over: WindowSpec) -> Column:
+        return F.max(F.when(kind == counted, F.col("orders"))).over(over)
+
+    # Every count sits beside the pair counts in one frame, a few thousand rows in one task: each pair
+    # row takes its SKUs' and the totals' counts from windows, not from joins (a filter on the counts'
+    # `kind` is pushed below their aggregation, so each join re-read and re-counted the orders).
+    whole = Window.partitionBy()
+    consequent = F.when(kind == PAIR, F.col("recommended_sku")).otherwise(F.col("sku"))
+    counts = (
+        _basket_counts(orders)
+        .coalesce(1)
         .select(
+            "kind",
             "sku",
             "recommended_sku",
-            (F.col("together") / F.col("n")).alias("support"),
-            confidence.alias("confidence"),
-            (confidence / (F.col("y_orders") / F.col("n"))).alias("lift"),
-            F.lit("co_occurrence").alias("source"),
+            F.col("orders").alias("together"),
+            count_of(ITEM, Window.partitionBy("sku")).alias("x_orders"),
+            count_of(ITEM, Window.partitionBy(consequent)).alias("y_orders"),
+            count_of(ORDER, whole).alias("n"),
+            count_of(LISTED, whole).alias("m"),
         )
+    )
+    together = F.col("together")
+    confidence = together / F.col("x_orders")  # long / long: double division, as FP-Growth's freqUnion / freqX
+    # FP-Growth keeps itemsets in at least ceil(min_support * m) orders (a double product, rounded up), so
+    # a pair is frequent from that count; its items are then frequent too. Its rules' confidence is compared
+    # as computed. A rule X -> Y is exactly a frequent pair {X, Y} with confidence >= min_confidence.
+    is_rule = (together >= F.ceil(F.lit(min_support) * F.col("m"))) & (confidence >= F.lit(min_confidence))
+    over = F.when(is_rule, F.col("m")).otherwise(F.col("n"))
+    return counts.where(kind == PAIR).select(
+        "sku",
+        "recommended_sku",
+        (together / over).alias("support"),
+        confidence.alias("confidence"),
+        (confidence / (F.col("y_orders") / over)).alias("lift"),
+        F.when(is_rule, F.lit(RULE)).otherwise(F.lit(CO_OCCURRENCE)).alias("source"),
     )
 
 
-ORDER, ITEM, PAIR = 0, 1, 2  # what _basket_counts counted
+# What _basket_counts counted: the orders, those with a SKU list, the orders with each SKU, with each pair.
+ORDER, LISTED, ITEM, PAIR = 0, 3, 1, 2
 
 
 def _basket_counts(orders: DataFrame) -> DataFrame:
-    """(kind, sku, recommended_sku, orders): the orders (one row), the orders with each SKU, and
-    with each ordered pair of distinct SKUs, counted in one pass over the orders.
+    """(kind, sku, recommended_sku, orders): the orders (one row), the orders with a SKU list (one row),
+    the orders with each SKU, and with each ordered pair of distinct SKUs, counted in one pass over the orders.
 
     The pairs are built inside each order's row: no join of the exploded items with themselves
-    (a shuffle of every line); and one aggregation instead of three (each its own scan and shuffle).
+    (a shuffle of every line); and one aggregation instead of several (each its own scan and shuffle).
     """
     none = F.lit(None).cast("string")
 
@@ -110,8 +117,9 @@ def _basket_counts(orders: DataFrame) -> DataFrame:
 
     items = F.coalesce(F.col("items"), F.array().cast("array<string>"))
     in_order = F.transform(items, lambda x: F.transform(F.filter(items, lambda y: y != x), lambda y: fact(PAIR, x, y)))
+    listed = F.when(F.col("items").isNotNull(), F.array(fact(LISTED, none, none))).otherwise(F.array())
     facts = F.concat(
-        F.array(fact(ORDER, none, none)), F.transform(items, lambda x: fact(ITEM, x, none)), F.flatten(in_order)
+        F.array(fact(ORDER, none, none)), listed, F.transform(items, lambda x: fact(ITEM, x, none)), F.flatten(in_order)
     )
     return (
         orders.select(F.inline(facts)).groupBy("kind", "sku", "recommended_sku").agg(F.count(F.lit(1)).alias("orders"))
@@ -119,25 +127,19 @@ def _basket_counts(orders: DataFrame) -> DataFrame:
 
 
 def recommend(orders: DataFrame, *, top_n: int, min_support: float, min_confidence: float) -> DataFrame:
-    """Top `top_n` per SKU with lift > 1: FP-Growth rules first, co-occurrence pairs where rules are missing."""
-    rules = association_rules(orders, min_support=min_support, min_confidence=min_confidence)
-    pairs = ["sku", "recommended_sku"]
-    fallback = co_occurrence(orders).join(rules.select(*pairs), pairs, "left_anti")
+    """Top `top_n` per SKU with lift > 1: association rules first, the other pairs where rules are missing."""
     ranked = Window.partitionBy("sku").orderBy(
-        (F.col("source") != "fp_growth").cast("int"), F.desc("confidence"), F.desc("lift"), "recommended_sku"
+        (F.col("source") != RULE).cast("int"), F.desc("confidence"), F.desc("lift"), "recommended_sku"
     )
     return (
-        rules.unionByName(fallback)
+        pairs(orders, min_support=min_support, min_confidence=min_confidence)
         .where(F.col("lift") > MIN_LIFT)  # before ranking, so ranks stay 1, 2, 3...
-        .coalesce(1)  # pairs of SKUs, a few thousand: ranked and sorted in one task, no shuffle for either
+        .coalesce(1)  # pairs of SKUs (in one task since pairs()): ranked and sorted there, no shuffle for either
         .withColumn("rank", F.row_number().over(ranked))
         .where(F.col("rank") <= top_n)
         .select("sku", "rank", "recommended_sku", "support", "confidence", "lift", "source")
         .orderBy("sku", "rank")
     )
-
-
-_RULE_SCHEMA = "sku string, recommended_sku string, support double, confidence double, lift double, source string"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -72,3 +72,24 @@ def test_pairs_bought_together_no_more_often_than_chance_are_not_recommended(spa
             Row(sku="E", rank=1, recommended_sku="D", support=1 / 6, confidence=1.0, lift=6.0, source=FP),
         ],
     )
+
+
+def test_a_checkout_without_lines_counts_among_the_orders_of_the_other_pairs_not_of_the_rules(
+    spark: SparkSession,
+) -> None:
+    # As FP-Growth counted them: the rules over the 5 orders with a SKU list (A -> B: 2 of 5 orders,
+    # confidence 2/3, lift (2/3) / (3/5)); the other pairs over all 6 orders (A -> C: 1/6, 1/3, (1/3) / (1/6)).
+    log = orders_log(ORDERS)
+    log.append(("cart-n", "CheckedOut", {"order_id": "n", "total": "1.00"}, "2026-01-01 12:00:00"))
+    views = recommendations.transform(events_frame(spark, log), top_n=2, min_support=0.3, min_confidence=0.5)
+    assertDataFrameEqual(
+        views["recommendations"],
+        [
+            Row(sku="A", rank=1, recommended_sku="B", support=0.4, confidence=2 / 3, lift=10 / 9, source=FP),
+            Row(sku="A", rank=2, recommended_sku="C", support=1 / 6, confidence=1 / 3, lift=2.0, source=CO),
+            Row(sku="B", rank=1, recommended_sku="A", support=0.4, confidence=2 / 3, lift=10 / 9, source=FP),
+            Row(sku="C", rank=1, recommended_sku="A", support=1 / 6, confidence=1.0, lift=2.0, source=CO),
+            Row(sku="D", rank=1, recommended_sku="E", support=1 / 6, confidence=1.0, lift=6.0, source=CO),
+            Row(sku="E", rank=1, recommended_sku="D", support=1 / 6, confidence=1.0, lift=6.0, source=CO),
+        ],
+    )
