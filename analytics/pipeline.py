@@ -131,8 +131,9 @@ def run_jobs(events: DataFrame, catalog: DataFrame) -> dict[str, common.Output]:
 
     A job takes the raw archived events and parses them with `common.cart_events`;
     `run_all` runs this inside `common.cart_events_cached`, so that parse is shared
-    (and the parts in REUSED). The recommendations are a function: FP-Growth's fit runs
-    Spark jobs as it is built, and collect_all builds it while the other views run.
+    (and the parts in REUSED). The recommendations are a function, built by collect_all
+    beside the other views (it ran FP-Growth's fit, which started Spark jobs as it was
+    built; the rules now come from the pair counts, spark_jobs/recommendations.py).
     """
     abandoned = abandoned_job.transform(
         events,

@@ -151,7 +151,8 @@ class RecommendationsView(APIView):
         operation_id="analytics_recommendations",
         summary="Also-bought recommendations: top N per SKU with support, confidence and lift",
         description="Pairs bought together more often than chance (lift > 1), ranked per SKU, from the last "
-        "Spark run (FP-Growth, or co-occurrence counts as the fallback).",
+        "Spark run (association rules, source `fp_growth`: the rules FP-Growth gives, from the pair counts; "
+        "or co-occurrence counts as the fallback).",
         examples=ex.ANALYTICS_RECOMMENDATIONS,
         parameters=[OpenApiParameter("sku", OpenApiTypes.STR, description="only this product's"),
                     *MIN_POSITION_PARAMETERS],
