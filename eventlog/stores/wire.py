@@ -109,8 +109,13 @@ def _name(raw: Connection[Any], prepared: _Prepared, sql: str) -> bytes:
 
 
 def _check(raw: Connection[Any], result: pq.abc.PGresult) -> None:
-    if result.status not in _OK:
-        raise errors.error_from_result(result, encoding=raw.info.encoding)
+    if result.status in _OK:
+        return
+    if not result.error_field(pq.DiagnosticField.SQLSTATE):
+        # libpq's own error, not the server's: the session was lost without a word (a crash, a cut
+        # connection). psycopg's cursor sees that as OperationalError, and so must Django (a 503).
+        raise errors.OperationalError(result.get_error_message(raw.info.encoding))
+    raise errors.error_from_result(result, encoding=raw.info.encoding)
 
 
 def _loader(raw: Connection[Any]) -> abc.Transformer:

@@ -4,6 +4,8 @@ session cut by the server is an error Django sees and recovers from, and a sessi
 whose prepared statements were discarded (as a pooler does) prepares them again.
 """
 
+import os
+import socket
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -82,6 +84,20 @@ def test_a_session_the_server_ended_is_an_error_then_the_next_connection_works(c
     with pytest.raises(OperationalError):  # Django's error, not psycopg's: the connection is marked broken
         services.add_to_cart(ALICE, cart_id, "KIT-001", 1)
     connection.close_if_unusable_or_obsolete()  # what Django does at the end of every request
+    services.add_to_cart(ALICE, cart_id, "KIT-001", 1)
+    assert lines(cart_id) == [("COF-001", 1), ("KIT-001", 1)]
+
+
+def test_a_connection_cut_without_a_word_from_the_server_is_an_operational_error(catalog: None) -> None:
+    """As when PostgreSQL is killed: libpq reports the lost session itself, with no SQLSTATE.
+    It must be Django's OperationalError (a 503 with Retry-After), not a DatabaseError (a 500)."""
+    cart_id = services.start_cart(ALICE).state.cart_id
+    services.add_to_cart(ALICE, cart_id, "COF-001", 1)
+    with socket.socket(fileno=os.dup(connection.connection.pgconn.socket)) as cut:
+        cut.shutdown(socket.SHUT_RD)  # its reading side: the query goes out, the answer is an end of file
+    with pytest.raises(OperationalError):
+        services.add_to_cart(ALICE, cart_id, "KIT-001", 1)
+    connection.close_if_unusable_or_obsolete()
     services.add_to_cart(ALICE, cart_id, "KIT-001", 1)
     assert lines(cart_id) == [("COF-001", 1), ("KIT-001", 1)]
 
