@@ -86,15 +86,15 @@ def _run(raw: Connection[Any], sql: str, params: Sequence[Any], many: bool, cont
     if not context["connection"].settings_dict["OPTIONS"].get("server_side_binding"):
         # DB_SERVER_SIDE_BINDING=0 (a pooler that keeps no prepared statements): parsed every time.
         result = raw.pgconn.exec_params(numbered(sql).encode(), values)
-        _check(raw, result)
+        check_result(raw, result)
     else:
         try:
             result = raw.pgconn.exec_prepared(_name(raw, prepared, sql), values)
-            _check(raw, result)
+            check_result(raw, result)
         except errors.InvalidSqlStatementName:  # the session's statements were discarded: prepare again
             prepared.names.clear()
             result = raw.pgconn.exec_prepared(_name(raw, prepared, sql), values)
-            _check(raw, result)
+            check_result(raw, result)
     prepared.loader.set_pgresult(result)
     return prepared.loader.load_rows(0, result.ntuples, tuple)
 
@@ -103,12 +103,12 @@ def _name(raw: Connection[Any], prepared: _Prepared, sql: str) -> bytes:
     name = prepared.names.get(sql)
     if name is None:
         name = f"cartlog_{len(prepared.names)}".encode()
-        _check(raw, raw.pgconn.prepare(name, numbered(sql).encode(), None))
+        check_result(raw, raw.pgconn.prepare(name, numbered(sql).encode(), None))
         prepared.names[sql] = name
     return name
 
 
-def _check(raw: Connection[Any], result: pq.abc.PGresult) -> None:
+def check_result(raw: Connection[Any], result: pq.abc.PGresult) -> None:
     if result.status in _OK:
         return
     if not result.error_field(pq.DiagnosticField.SQLSTATE):

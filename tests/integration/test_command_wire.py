@@ -13,9 +13,11 @@ from typing import Any
 import psycopg
 import pytest
 from django.db import OperationalError, connection, transaction
+from psycopg import pq
 
 from carts import handler, services
 from carts.handler import Context
+from eventlog.stores import wire
 from kernel.principal import Principal
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -88,9 +90,9 @@ def test_a_session_the_server_ended_is_an_error_then_the_next_connection_works(c
     assert lines(cart_id) == [("COF-001", 1), ("KIT-001", 1)]
 
 
-def test_a_connection_cut_without_a_word_from_the_server_is_an_operational_error(catalog: None) -> None:
-    """As when PostgreSQL is killed: libpq reports the lost session itself, with no SQLSTATE.
-    It must be Django's OperationalError (a 503 with Retry-After), not a DatabaseError (a 500)."""
+def test_a_connection_cut_under_the_session_is_an_operational_error_then_the_next_works(catalog: None) -> None:
+    """The session's connection cut under it (its reading side shut, as a reset would):
+    the command fails with Django's OperationalError, and the next connection works."""
     cart_id = services.start_cart(ALICE).state.cart_id
     services.add_to_cart(ALICE, cart_id, "COF-001", 1)
     with socket.socket(fileno=os.dup(connection.connection.pgconn.socket)) as cut:
@@ -100,6 +102,18 @@ def test_a_connection_cut_without_a_word_from_the_server_is_an_operational_error
     connection.close_if_unusable_or_obsolete()
     services.add_to_cart(ALICE, cart_id, "KIT-001", 1)
     assert lines(cart_id) == [("COF-001", 1), ("KIT-001", 1)]
+
+
+def test_an_error_libpq_makes_itself_is_an_operational_error_not_a_database_error(db: None) -> None:
+    """libpq's own error result (what it returns for a connection reset while a statement runs)
+    carries no SQLSTATE, which psycopg classes as a plain DatabaseError (a 500); the wire path
+    must call it what a cursor would, an OperationalError (a 503 with Retry-After)."""
+    connection.ensure_connection()
+    raw = connection.connection
+    own_error = raw.pgconn.make_empty_result(pq.ExecStatus.FATAL_ERROR)
+    assert type(psycopg.errors.error_from_result(own_error)) is psycopg.DatabaseError  # what psycopg would say
+    with pytest.raises(psycopg.OperationalError):
+        wire.check_result(raw, own_error)
 
 
 def test_statements_a_pooler_discarded_are_prepared_again(catalog: None) -> None:
