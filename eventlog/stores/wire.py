@@ -83,20 +83,20 @@ def _run(raw: Connection[Any], sql: str, params: Sequence[Any], many: bool, cont
         prepared = _connections[raw] = _Prepared(loader=_loader(raw))
     # None is NULL to libpq (psycopg's own cursor passes it so); its type hints leave it out.
     values = cast(list[bytes], [as_text(value) for value in params])
-    if not context["connection"].settings_dict["OPTIONS"].get("server_side_binding"):
-        # DB_SERVER_SIDE_BINDING=0 (a pooler that keeps no prepared statements): parsed every time.
-        result = raw.pgconn.exec_params(numbered(sql).encode(), values)
-        check_result(raw, result)
-    else:
-        try:
-            result = raw.pgconn.exec_prepared(_name(raw, prepared, sql), values)
-            check_result(raw, result)
-        except errors.InvalidSqlStatementName:  # the session's statements were discarded: prepare again
-            prepared.names.clear()
-            result = raw.pgconn.exec_prepared(_name(raw, prepared, sql), values)
-            check_result(raw, result)
+    if context["connection"].settings_dict["OPTIONS"].get("server_side_binding"):
+        result = _exec_prepared(raw, prepared, sql, values)
+    else:  # DB_SERVER_SIDE_BINDING=0 (a pooler that keeps no prepared statements): parsed every time
+        result = check_result(raw, raw.pgconn.exec_params(numbered(sql).encode(), values))
     prepared.loader.set_pgresult(result)
     return prepared.loader.load_rows(0, result.ntuples, tuple)
+
+
+def _exec_prepared(raw: Connection[Any], prepared: _Prepared, sql: str, values: list[bytes]) -> pq.abc.PGresult:
+    try:
+        return check_result(raw, raw.pgconn.exec_prepared(_name(raw, prepared, sql), values))
+    except errors.InvalidSqlStatementName:  # the session's statements were discarded: prepare again
+        prepared.names.clear()
+        return check_result(raw, raw.pgconn.exec_prepared(_name(raw, prepared, sql), values))
 
 
 def _name(raw: Connection[Any], prepared: _Prepared, sql: str) -> bytes:
@@ -108,9 +108,10 @@ def _name(raw: Connection[Any], prepared: _Prepared, sql: str) -> bytes:
     return name
 
 
-def check_result(raw: Connection[Any], result: pq.abc.PGresult) -> None:
+def check_result(raw: Connection[Any], result: pq.abc.PGresult) -> pq.abc.PGresult:
+    """`result` if the statement succeeded; else the error a cursor would raise."""
     if result.status in _OK:
-        return
+        return result
     if not result.error_field(pq.DiagnosticField.SQLSTATE):
         # libpq's own error, not the server's: the session was lost without a word (a crash, a cut
         # connection). psycopg's cursor sees that as OperationalError, and so must Django (a 503).

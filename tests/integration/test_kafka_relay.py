@@ -6,6 +6,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -37,6 +39,21 @@ def shop(carts: int, actor: str = "user:1", pause: float = 0.0) -> None:
         services.add_to_cart(context, cart_id, "KIT-001", 1)
         services.update_quantity(context, cart_id, "COF-001", 3)
         services.checkout(context, cart_id)
+
+
+@contextmanager
+def relay_running() -> Iterator[None]:
+    """`run_forever` on a thread of its own, as `run_consumers` runs it, stopped at the end."""
+    from relay.relay import run_forever
+
+    stop = threading.Event()
+    relay = threading.Thread(target=run_forever, args=(stop,))
+    relay.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        relay.join(timeout=30)
 
 
 def assert_every_event_in_kafka_in_per_key_order() -> None:
@@ -131,12 +148,7 @@ def test_a_broker_outage_under_load_loses_nothing_and_the_relay_recovers_by_itse
     catalog: None, kafka: Broker, settings
 ) -> None:
     settings.KAFKA_MESSAGE_TIMEOUT_MS = 2000
-    from relay.relay import run_forever
-
-    stop = threading.Event()
-    relay = threading.Thread(target=run_forever, args=(stop,))
-    relay.start()
-    try:
+    with relay_running():
         shop(3)
         wait_for(lambda: relay_checkpoint() == store.head_position())
         kafka.freeze()  # the broker stops answering
@@ -147,9 +159,6 @@ def test_a_broker_outage_under_load_loses_nothing_and_the_relay_recovers_by_itse
         finally:
             kafka.thaw()
         wait_for(lambda: relay_checkpoint() == store.head_position())
-    finally:
-        stop.set()
-        relay.join(timeout=30)
     assert_every_event_in_kafka_in_per_key_order()
 
 
@@ -161,12 +170,7 @@ def test_the_relay_recovers_by_itself_when_its_database_sessions_are_cut_mid_str
     by the server three times while it sends: it reconnects by itself, and every event still
     reaches its topic, in order per cart. Batches of 2 keep the read-ahead thread busy."""
     settings.RELAY_BATCH_SIZE = 2
-    from relay.relay import run_forever
-
-    stop = threading.Event()
-    relay = threading.Thread(target=run_forever, args=(stop,))
-    relay.start()
-    try:
+    with relay_running():
         shop(2)
         wait_for(lambda: relay_checkpoint() == store.head_position())
         cut, deadline = 0, time.monotonic() + 60
@@ -175,7 +179,4 @@ def test_the_relay_recovers_by_itself_when_its_database_sessions_are_cut_mid_str
             shop(1)
             cut += terminate_backends("%")  # every session of the test database but this thread's
         wait_for(lambda: relay_checkpoint() == store.head_position())
-    finally:
-        stop.set()
-        relay.join(timeout=30)
     assert_every_event_in_kafka_in_per_key_order()
