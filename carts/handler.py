@@ -6,7 +6,9 @@
            EVERY versions + the idempotency record: ONE statement (eventlog.alongside)
 
 The write is all or nothing (invariant 4), and it is a transaction of its own: on
-PostgreSQL a command costs two round trips, with no BEGIN or COMMIT around them.
+PostgreSQL a command costs two round trips, with no BEGIN or COMMIT around them,
+and a StartCart one: it is decided against the empty stream its append expects,
+unread (`starts_unread`).
 The read needs no transaction: if the cart changed since it ran, the append's
 expected version no longer holds and nothing is written. An Idempotency-Key costs
 nothing more unless the command fails: its record is written with the append,
@@ -109,6 +111,11 @@ class CommandHandler:
             try:
                 if attempt == 1 and not self.store.in_transaction():
                     # The one write is a transaction of its own: no BEGIN, no COMMIT.
+                    if starts_unread(command, context):
+                        try:
+                            return self._decide_and_append(initial_state(command.cart_id), command, context, command_id)
+                        except WrongExpectedVersionError:
+                            pass  # the cart exists: decide against what is there (below)
                     return self._handle_once(command, context, command_id)
                 # A retry's lock on the stream lasts a transaction; inside a caller's transaction,
                 # a savepoint (a nested atomic) keeps it usable after a conflict.
@@ -134,6 +141,11 @@ class CommandHandler:
             raise errors.StaleVersionError(
                 f"The cart is at version {state.version}, not {context.expected_version}; reload it and try again."
             )
+        return self._decide_and_append(state, command, context, command_id)
+
+    def _decide_and_append(
+        self, state: CartState, command: c.CartCommand, context: Context, command_id: str | None
+    ) -> Outcome:
         new_events = decide(state, command)
         if not new_events:
             # Nothing changes (a quantity set to what it is): nothing is written, not even an
@@ -148,6 +160,18 @@ class CommandHandler:
             alongside.append(self.processed.row(command_id, command))  # its key taken: RowConflictError
         recorded = self.store.append(stream_id(command.cart_id), state.version, to_append, alongside=alongside)
         return Outcome(state=new_state, events=recorded)
+
+
+def starts_unread(command: c.CartCommand, context: Context) -> bool:
+    """Whether a command is first decided against an empty stream, without reading it.
+
+    A StartCart needs its cart to have no events, and its append says so itself: it expects
+    version 0, and fails if the stream has any event. So its read would only ever find the
+    empty stream it is decided against, and is skipped; if the cart does exist, the append
+    writes nothing and the command is decided again against what is there (the refusal a read
+    would have given). Not with a pinned version (If-Match), whose failed append means "stale".
+    """
+    return isinstance(command, c.StartCart) and context.expected_version is None
 
 
 def check_access(state: CartState, actor: Principal) -> None:

@@ -16,7 +16,7 @@ from uuid import uuid4
 import pytest
 from django.db import connection, transaction
 
-from carts import services, snapshots
+from carts import errors, services, snapshots
 from carts.handler import Context
 from carts.models import CartSnapshot
 from eventlog.alongside import LAST_VERSION, Appended, Row
@@ -60,6 +60,38 @@ def test_an_add_to_cart_is_one_read_and_one_write_outside_any_transaction_block(
     write = commands[1][0]
     assert "eventlog_append" in write and "projection_cart_view" in write
     assert CartView.objects.get(cart_id=cart_id).item_count == 3
+
+
+def test_a_start_cart_is_its_write_alone(catalog: None) -> None:
+    """A new cart's stream is empty, and the append's expected version 0 checks that itself."""
+    with statements() as sent:
+        started = services.start_cart(ALICE)
+    assert [(sql.split()[0], in_block) for sql, in_block in sent] == [("WITH", False)]
+    assert started.state.version == 1 and started.state.owner == str(ALICE.actor)
+    assert CartView.objects.get(cart_id=started.state.cart_id).version == 1
+
+
+def test_starting_a_cart_that_exists_is_refused_and_writes_nothing(catalog: None) -> None:
+    cart_id = services.start_cart(ALICE).state.cart_id
+    services.add_to_cart(ALICE, cart_id, "COF-001", 1)
+    bob = Context(actor=Principal.user(2))
+    with statements() as sent, pytest.raises(errors.CartAlreadyExistsError):
+        services.start_cart(bob, cart_id)
+    # the unread write, refused by its expected version; then the read, and the refusal it gives
+    assert [sql.split()[0] for sql, _ in sent] == ["WITH", "SELECT"]
+    assert [e.version for e in PostgresStore().read_stream(f"cart-{cart_id}")] == [1, 2]
+    view = CartView.objects.get(cart_id=cart_id)
+    assert (view.version, view.owner, view.item_count) == (2, str(ALICE.actor), 1)
+
+
+def test_a_start_cart_sent_twice_with_its_key_returns_the_first_outcome(catalog: None) -> None:
+    keyed = Context(actor=ALICE.actor, idempotency_key=uuid4().hex)
+    cart_id = str(uuid4())
+    first = services.start_cart(keyed, cart_id)
+    again = services.start_cart(keyed, cart_id)
+    assert not first.replayed and again.replayed
+    assert again.state.version == 1 and again.state.owner == str(ALICE.actor)
+    assert len(PostgresStore().read_stream(f"cart-{cart_id}")) == 1
 
 
 def test_with_an_idempotency_key_the_record_is_written_in_the_same_statement_and_read_only_on_a_repeat(
