@@ -150,7 +150,7 @@ def row(state: CartState, last: NewEvent) -> Row:
 def _values(state: CartState, last_position: object, updated_at: object) -> list[Any]:
     lines = [{"sku": line.sku, "quantity": line.quantity, "unit_price": str(line.unit_price)} for line in state.lines]
     return [
-        state.cart_id, state.owner or "", state.status.value, json.dumps(lines), state.item_count,
+        state.cart_id, state.owner or "", state.status.value, orjson.dumps(lines).decode(), state.item_count,
         str(state.subtotal), str(state.discount), str(state.total), state.coupon, state.order_id,
         state.version, last_position, updated_at,
     ]  # fmt: skip

@@ -33,4 +33,4 @@ def test_the_cart_views_row_holds_the_state_after_and_the_appended_position() ->
     assert [values[c] for c in ("cart_id", "owner", "status", "item_count", "subtotal", "total", "version")] == [
         "c1", "user:1", "open", 2, "25.00", "25.00", 4,
     ]  # fmt: skip
-    assert values["lines"] == '[{"sku": "COF-001", "quantity": 2, "unit_price": "12.50"}]'
+    assert values["lines"] == '[{"sku":"COF-001","quantity":2,"unit_price":"12.50"}]'
