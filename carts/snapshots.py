@@ -15,16 +15,16 @@ and a new snapshot is written at the next multiple of `EVERY`. Rebuilds, verific
 and time travel (`?at_version=`) never read snapshots; they fold from version 1.
 """
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from eventlog.alongside import Row
-from eventlog.records import RecordedEvent
+from eventlog.codec import DomainEvent, decode_stored
 from eventlog.stores import EventStore, MemoryStore
-from eventlog.stores.sql import COLUMNS, SqlStore, dumps, loads, record
+from eventlog.stores.sql import SqlStore, dumps, loads
 
-from .decider import CartState, CartStatus, Line
+from .decider import CartState, CartStatus, Line, StoredEvent
 from .models import CartSnapshot
 from .streams import stream_id
 
@@ -33,7 +33,7 @@ EVERY = 50
 
 
 class Snapshots(Protocol):
-    def load(self, cart_id: str, store: EventStore) -> tuple[CartState | None, list[RecordedEvent]]:
+    def load(self, cart_id: str, store: EventStore) -> tuple[CartState | None, Sequence[StoredEvent]]:
         """The newest snapshot of `cart_id` with this SCHEMA (or None), and the events after it."""
         ...
 
@@ -77,24 +77,39 @@ def from_data(data: Mapping[str, Any]) -> CartState:
 
 # The database's snapshots: this module itself is the `Snapshots` the process uses.
 
-# The events after the snapshot, and the snapshot itself as a row of the same shape (kind 0, first).
-LOAD = f"""
-SELECT 1, {COLUMNS} FROM eventlog_event
+
+class Folded(NamedTuple):
+    """What folding needs of a stored event (`decider.StoredEvent`), and no more: a command's
+    read takes only these columns of each event after the snapshot, and makes no
+    RecordedEvent of it (its id, metadata and times are not the decider's business)."""
+
+    version: int
+    domain_event: DomainEvent | None
+
+
+# The events after the snapshot (their version, type and data), and the snapshot itself as a
+# row of the same shape (kind 0, first).
+LOAD = """
+SELECT 1, version, type, schema_version, data FROM eventlog_event
  WHERE stream_id = %s AND version > COALESCE((SELECT version FROM carts_snapshot WHERE cart_id = %s AND schema = %s), 0)
 UNION ALL
-SELECT 0, NULL, NULL, NULL, version, NULL, NULL, state, NULL, NULL, NULL FROM carts_snapshot
+SELECT 0, version, NULL, NULL, state FROM carts_snapshot
  WHERE cart_id = %s AND schema = %s
-ORDER BY 1, 5
+ORDER BY 1, 2
 """
 
 
-def load(cart_id: str, store: EventStore) -> tuple[CartState | None, list[RecordedEvent]]:
+def load(cart_id: str, store: EventStore) -> tuple[CartState | None, Sequence[StoredEvent]]:
     if not isinstance(store, SqlStore):
         snapshot = find(cart_id)
         return snapshot, store.read_stream(stream_id(cart_id), after_version=snapshot.version if snapshot else 0)
     rows = store.fetch(LOAD, [stream_id(cart_id), cart_id, SCHEMA, cart_id, SCHEMA])
-    snapshot = from_data(loads(rows[0][7])) if rows and rows[0][0] == 0 else None
-    return snapshot, [record(row[1:]) for row in rows if row[0] == 1]
+    snapshot = from_data(loads(rows[0][4])) if rows and rows[0][0] == 0 else None
+    return snapshot, [
+        Folded(version, decode_stored(type_, schema_version, loads(data)))
+        for kind, version, type_, schema_version, data in rows
+        if kind == 1
+    ]
 
 
 def find(cart_id: str) -> CartState | None:
@@ -111,7 +126,7 @@ def row(state: CartState) -> Row:
 class MemorySnapshots:
     """The snapshots the memory store wrote (its `tables`), for unit tests of the handler."""
 
-    def load(self, cart_id: str, store: EventStore) -> tuple[CartState | None, list[RecordedEvent]]:
+    def load(self, cart_id: str, store: EventStore) -> tuple[CartState | None, Sequence[StoredEvent]]:
         tables = store.tables if isinstance(store, MemoryStore) else {}
         saved = tables.get(CartSnapshot._meta.db_table, {}).get(cart_id)
         snapshot = None if saved is None else from_data(loads(saved["state"]))
