@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 
 class Appended(Enum):
@@ -57,13 +57,19 @@ def to_sql(row: Row, appended: Callable[[Appended], str] | Mapping[Appended, Any
     """The row's INSERT and its parameters. `appended` says how to write an appended value:
     a module-level function spells it in SQL (a subquery of the append's CTE, on PostgreSQL),
     a mapping gives its value as a parameter (the append already ran: SQLite)."""
-    values = row.values.values()
-    if callable(appended):
-        spell, params = appended, [value for value in values if not isinstance(value, Appended)]
-    else:
-        spell, params = _parameter, [appended[value] if isinstance(value, Appended) else value for value in values]
-    shape = tuple((column, value if isinstance(value, Appended) else None) for column, value in row.values.items())
-    return _insert(row.table, row.key, shape, row.replace, row.only_if, spell), params
+    in_sql = callable(appended)
+    params: list[Any] = []
+    shape: list[tuple[str, Appended | None]] = []
+    for column, value in row.values.items():  # one pass: a command writes a row of 13 values per append
+        if type(value) is Appended:
+            shape.append((column, value))
+            if not in_sql:
+                params.append(cast(Mapping[Appended, Any], appended)[value])
+        else:
+            shape.append((column, None))
+            params.append(value)
+    spell = cast(Callable[[Appended], str], appended) if in_sql else _parameter
+    return _insert(row.table, row.key, tuple(shape), row.replace, row.only_if, spell), params
 
 
 def _parameter(value: Appended) -> str:

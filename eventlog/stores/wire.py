@@ -141,6 +141,8 @@ def as_text(value: Any) -> bytes | None:
         return value.encode()
     if value is None:
         return None
+    if type(value) is int:  # versions, quantities (a bool is not: it is its own type)
+        return str(value).encode()
     if isinstance(value, str):
         return value.encode()
     if isinstance(value, bool):  # before int: a bool is an int
