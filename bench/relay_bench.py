@@ -46,7 +46,7 @@ KAFKA_EXPERIMENT = f"Kafka, experiment: poll() first, fetch.wait.max.ms={SHORT_F
 
 def main(argv: list[str]) -> int:
     args = parse(argv)
-    url = recreate(DBNAME)
+    url = recreate(args.database)
     migrate_cartlog(url)
     setup_django(url)
     build_log(args.events)
@@ -72,6 +72,7 @@ def main(argv: list[str]) -> int:
 
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--database", default=DBNAME, help=f"the benchmark's own database (default {DBNAME})")
     parser.add_argument("--events", type=int, default=20_000, help="events in the log the relay sends")
     parser.add_argument("--batch-sizes", default="500,5000", help="relay batch sizes (5000 = RELAY_BATCH_SIZE)")
     parser.add_argument(
