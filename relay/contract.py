@@ -113,9 +113,9 @@ def stored_text(document: Any) -> str:
     if document is None or isinstance(document, bool):
         return {None: "null", True: "true", False: "false"}[document]
     if isinstance(document, int):
-        return str(document)
+        return str(int(document))  # an IntEnum's str() is its name
     if isinstance(document, float):
-        return format(Decimal(repr(document)), "f")
+        return format(Decimal(repr(float(document))), "f")
     return stored_text(_DJANGO_JSON.default(document))
 
 
