@@ -102,7 +102,7 @@ def parse_at_version(value: str, current: int) -> int:
 
 def cart_response(state: CartState, status: int = 200, headers: dict[str, str] | None = None) -> Answer:
     body = cart_body(state)
-    return Answer(body, status=status, headers={"ETag": f'"{state.version}"', **(headers or {})})
+    return Answer(body, status=status, headers={"ETag": f'"{state.version}"', **(headers or {})}, native=True)
 
 
 class CommandCartOutput(CartOutput):
@@ -127,7 +127,7 @@ def command_response(outcome: Outcome, status: int = 200, headers: dict[str, str
     position = last_position(outcome)
     body = {**cart_body(outcome.state), "position": position}
     etag = f'"{outcome.state.version}"'
-    return Answer(body, status=status, headers={"ETag": etag, POSITION: str(position), **(headers or {})})
+    return Answer(body, status=status, headers={"ETag": etag, POSITION: str(position), **(headers or {})}, native=True)
 
 
 def own_cart(request: Request, cart_id: str) -> CartState:

@@ -15,13 +15,18 @@ A view may also answer with an `Answer` (data, status, headers) instead of DRF's
 second pass. When the request took the plain JSON choice above, `finalize_response`
 renders the data with the same renderer straight into an HttpResponse with the same
 status, headers and bytes; otherwise it becomes the `Response` DRF would have made.
-Errors are DRF's, untouched. tests/e2e/test_api_lean.py keeps the answers equal.
+An answer marked `native` (only strings, integers, None, lists and dicts: a cart
+document) is written by orjson, whose bytes for those are json's, escapes included
+(checked for every code point); DRF's renderer adds the escaping of U+2028 and U+2029,
+and so does `native_json`. Errors are DRF's, untouched. tests/e2e/test_api_lean.py
+keeps the answers equal, byte for byte.
 """
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import orjson
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.parsers import BaseParser
@@ -46,6 +51,12 @@ class Answer:
     data: Any
     status: int = 200
     headers: dict[str, str] | None = None
+    native: bool = False  # True: `data` holds only str, int, None, lists and dicts (no floats)
+
+
+def native_json(data: Any) -> bytes:
+    """DRF's compact, unescaped-Unicode JSON of `data` (see `Answer.native`), by orjson."""
+    return orjson.dumps(data).replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
 
 
 class Policies:
@@ -65,6 +76,7 @@ class Policies:
         self.plain_choice = (first, first.media_type) if first else None
         # DRF's JSON renderer reads nothing from its context but `indent`, which a plain choice never has.
         self.renders_alone = isinstance(first, JSONRenderer)
+        self.native = type(first) is JSONRenderer and first.compact and not first.ensure_ascii
 
 
 class LeanAPIView(APIView):
@@ -114,9 +126,17 @@ class LeanAPIView(APIView):
             and getattr(request, "accepted_media_type", None) == choice[1]
         ):
             renderer, media_type = choice
-            content = renderer.render(answer.data, media_type, {})
+            content = self.rendered(answer, renderer, media_type)
             return HttpResponse(content, status=answer.status, content_type=media_type, headers=answer.headers)
         return Response(answer.data, status=answer.status, headers=answer.headers)
+
+    def rendered(self, answer: Answer, renderer: BaseRenderer, media_type: str) -> bytes:
+        if answer.native and self.policies().native:
+            try:
+                return native_json(answer.data)
+            except orjson.JSONEncodeError:  # an integer beyond 64 bits: json writes it, orjson does not
+                pass
+        return renderer.render(answer.data, media_type, {})  # type: ignore[return-value]
 
     def perform_content_negotiation(self, request: Request, force: bool = False) -> Any:
         policies = self.policies()
