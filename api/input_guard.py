@@ -19,6 +19,8 @@ MAX_PATH_VALUE = 200
 MAX_QUERY_VALUE = 500
 # Every request header the API reads, with the longest value it accepts.
 API_HEADERS = {"If-Match": 100, "Idempotency-Key": 200, "X-Correlation-ID": 200}
+# The same, by their names in META (read there: request.headers builds a mapping of every header).
+_API_META = [(name, "HTTP_" + name.upper().replace("-", "_"), limit) for name, limit in API_HEADERS.items()]
 
 
 def refusal(field: str, value: str, limit: int) -> str | None:
@@ -32,12 +34,13 @@ def refusal(field: str, value: str, limit: int) -> str | None:
 
 def first_refusal(request: HttpRequest, view_kwargs: dict[str, Any]) -> tuple[str, str] | None:
     checks: list[tuple[str, str, int]] = [(k, str(v), MAX_PATH_VALUE) for k, v in view_kwargs.items()]
-    for key, values in request.GET.lists():
-        checks.append(("query parameter name", key, MAX_QUERY_VALUE))
-        checks.extend((key, value, MAX_QUERY_VALUE) for value in values)
+    meta = request.META
+    if meta.get("QUERY_STRING"):  # else GET is empty: not parsed for nothing
+        for key, values in request.GET.lists():
+            checks.append(("query parameter name", key, MAX_QUERY_VALUE))
+            checks.extend((key, value, MAX_QUERY_VALUE) for value in values)
     if is_api(request):
-        headers = request.headers
-        checks.extend((name, headers[name], limit) for name, limit in API_HEADERS.items() if name in headers)
+        checks.extend((name, meta[key], limit) for name, key, limit in _API_META if key in meta)
     for field, value, limit in checks:
         reason = refusal(field, value, limit)
         if reason is not None:

@@ -85,7 +85,7 @@ MIDDLEWARE = [
     "api.input_guard.InputGuardMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "cartlog.middleware.PageMessageMiddleware",  # not for /api/: no API answer shows a message
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "cartlog.outage.DatabaseOutageMiddleware",  # last: a view's database error becomes a 503
