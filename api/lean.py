@@ -4,10 +4,13 @@ and an answer rendered in one step.
 For every request DRF instantiates the view's parsers, authenticators, renderers,
 permissions and throttles, works out the Allow header, and parses the Accept header
 to pick a renderer, though the answer only changes with the view class or the Accept
-header. These are stateless objects and answers, so `LeanAPIView` builds them once per
-class and, for a request that names no format and accepts any media type or JSON
-itself (`Accept` absent, `*/*` or `application/json`), picks the renderer DRF would
-pick without parsing the header. Anything else (another Accept, `?format=`) goes
+header. Parsers, authenticators, renderers and permissions keep nothing of a request,
+so `LeanAPIView` builds them once per class (and shares them between a worker's
+threads); throttles do keep the request they judge (DRF's rate throttles set their
+key and history on themselves), so they are still made per request, as DRF makes them.
+For a request that names no format and accepts any media type or JSON itself (`Accept`
+absent, `*/*` or `application/json`), it picks the renderer DRF would pick without
+parsing the header. Anything else (another Accept, `?format=`) goes
 through DRF's own negotiation.
 
 A view may also answer with an `Answer` (data, status, headers) instead of DRF's
@@ -33,7 +36,6 @@ from rest_framework.parsers import BaseParser
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 if TYPE_CHECKING:
@@ -69,7 +71,6 @@ class Policies:
         self.authenticators = APIView.get_authenticators(instance)
         self.renderers = APIView.get_renderers(instance)
         self.permissions = APIView.get_permissions(instance)
-        self.throttles = APIView.get_throttles(instance)
         self.headers = APIView.default_response_headers.fget(instance)  # type: ignore[attr-defined]
         first = self.renderers[0] if self.renderers else None
         self.plain_accept = PLAIN_ACCEPT | ({first.media_type} if first else set())
@@ -99,9 +100,6 @@ class LeanAPIView(APIView):
 
     def get_permissions(self) -> Sequence["_SupportsHasPermission"]:
         return self.policies().permissions
-
-    def get_throttles(self) -> list[BaseThrottle]:
-        return self.policies().throttles
 
     @property
     def default_response_headers(self) -> dict[str, str]:

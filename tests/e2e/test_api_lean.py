@@ -113,3 +113,22 @@ def test_an_api_request_leaves_a_browsers_pending_messages_for_its_next_page(cat
     assert response.status_code == 201
     assert "messages" not in response.cookies
     assert "Cookie" not in response.headers.get("Vary", "")
+
+
+def test_a_throttle_is_made_for_each_request_while_the_stateless_policies_are_shared() -> None:
+    """DRF's rate throttles keep the request they judge on themselves (its key, its history):
+    one shared by a worker's threads would judge one request by another's."""
+    from rest_framework.throttling import BaseThrottle
+
+    from api.lean import LeanAPIView
+
+    class Counting(BaseThrottle):
+        def allow_request(self, request: object, view: object) -> bool:
+            return True
+
+    class Throttled(LeanAPIView):
+        throttle_classes = [Counting]
+
+    first, second = Throttled(), Throttled()
+    assert first.get_throttles()[0] is not second.get_throttles()[0]
+    assert first.get_permissions()[0] is second.get_permissions()[0]
