@@ -16,14 +16,10 @@ Needs valgrind (Debian's package) and PostgreSQL at BENCH_PG_URL.
 
 import argparse
 import os
-import re
 import shutil
-import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
-from bench import databases
+from bench import callgrind, databases
 
 DB = "cartlog_bench_cpu"
 COMMANDS_PER_SESSION = 4  # StartCart and three AddToCart (bench/workloads.py: SKUS)
@@ -40,18 +36,8 @@ def sessions(url: str, count: int) -> None:
 
 
 def instructions(url: str, count: int) -> int:
-    with tempfile.TemporaryDirectory() as folder:
-        out = Path(folder) / "callgrind.out"
-        subprocess.run(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable,
-             "-m", "bench.command_cpu_bench", "--run-sessions", str(count), "--url", url],
-            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            cwd=databases.ROOT, env={**os.environ, "LOG_LEVEL": "WARNING"},
-        )  # fmt: skip
-        match = re.search(r"^(?:summary|totals): (\d+)", out.read_text(), re.MULTILINE)
-        if match is None:
-            raise RuntimeError("callgrind wrote no instruction total")
-        return int(match.group(1))
+    command = [sys.executable, "-m", "bench.command_cpu_bench", "--run-sessions", str(count), "--url", url]
+    return callgrind.instructions(command, {**os.environ, "LOG_LEVEL": "WARNING"})
 
 
 def main(argv: list[str] | None = None) -> int:

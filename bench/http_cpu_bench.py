@@ -21,16 +21,14 @@ import io
 import json
 import os
 import pstats
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterable
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
-from bench import databases
+from bench import callgrind, databases
 
 DB = "cartlog_bench_http_cpu"
 WARM_UP = 50  # requests before counting starts in both runs (caches, prepared statements)
@@ -118,21 +116,16 @@ def server_env(url: str, metrics_dir: str) -> dict[str, str]:
     }
 
 
-def measured(args: list[str], url: str, wrapper: Iterable[str] = ()) -> None:
+def measured(args: list[str], url: str) -> None:
     with tempfile.TemporaryDirectory() as metrics_dir:
-        command = [*wrapper, sys.executable, "-m", "bench.http_cpu_bench", *args, "--url", url]
+        command = [sys.executable, "-m", "bench.http_cpu_bench", *args, "--url", url]
         subprocess.run(command, check=True, cwd=databases.ROOT, env=server_env(url, metrics_dir))
 
 
 def instructions(url: str, fixture: str, mode: str, count: int) -> int:
-    with tempfile.TemporaryDirectory() as folder:
-        out = Path(folder) / "callgrind.out"
-        wrapper = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--log-file=/dev/null"]
-        measured(["--run", mode, "--count", str(count), "--fixture", fixture], url, wrapper)
-        match = re.search(r"^(?:summary|totals): (\d+)", out.read_text(), re.MULTILINE)
-        if match is None:
-            raise RuntimeError("callgrind wrote no instruction total")
-        return int(match.group(1))
+    with tempfile.TemporaryDirectory() as metrics_dir:
+        command = [sys.executable, "-m", "bench.http_cpu_bench", "--run", mode, "--count", str(count)]
+        return callgrind.instructions([*command, "--fixture", fixture, "--url", url], server_env(url, metrics_dir))
 
 
 def prepare(url: str) -> str:
