@@ -174,31 +174,27 @@ def money(value: Decimal) -> str:
 def cart_body(state: CartState) -> dict[str, Any]:
     """`CartOutput(cart_data(state)).data` without the serializer: DRF builds a serializer's fields
     anew for every response, which cost about a millisecond, the largest part of a cart request's
-    Python (docs/round-trips.md). Written in one pass, each amount computed once
-    (`state.subtotal` sums the lines, `state.total` sums them again): every cart response and
-    command answer builds it. Only the amounts change form; a test keeps it equal to the serializer's."""
+    Python (docs/round-trips.md). Written in one pass; the amounts are the decider's
+    (`CartState.subtotal`, `total`). Only the amounts change form; a test keeps it equal to the
+    serializer's."""
     names = product_names([line.sku for line in state.lines])
-    items = []
-    subtotal = Decimal("0.00")
-    for line in state.lines:
-        line_total = line.line_total
-        subtotal += line_total
-        items.append(
-            {
-                "sku": line.sku,
-                "name": names.get(line.sku, line.sku),
-                "quantity": line.quantity,
-                "unit_price": money(line.unit_price),
-                "line_total": money(line_total),
-            }
-        )
+    items = [
+        {
+            "sku": line.sku,
+            "name": names.get(line.sku, line.sku),
+            "quantity": line.quantity,
+            "unit_price": money(line.unit_price),
+            "line_total": money(line.line_total),
+        }
+        for line in state.lines
+    ]
     return {
         "id": state.cart_id,
         "status": state.status.value,
         "items": items,
-        "subtotal": money(subtotal),
+        "subtotal": money(state.subtotal),
         "discount": money(state.discount),
-        "total": money(subtotal - state.discount),
+        "total": money(state.total),
         "coupon": state.coupon,
         "order_id": state.order_id,
         "version": state.version,

@@ -100,8 +100,13 @@ def parse_at_version(value: str, current: int) -> int:
     return int(value)
 
 
-def cart_response(state: CartState, status: int = 200, headers: dict[str, str] | None = None) -> Answer:
+def cart_response(
+    state: CartState, status: int = 200, headers: dict[str, str] | None = None, extra: dict[str, int] | None = None
+) -> Answer:
+    """The cart document (and `extra` fields after it), its version as the ETag."""
     body = cart_body(state)
+    if extra:
+        body.update(extra)
     return Answer(body, status=status, headers={"ETag": f'"{state.version}"', **(headers or {})}, native=True)
 
 
@@ -125,9 +130,8 @@ def last_position(outcome: Outcome) -> int:
 def command_response(outcome: Outcome, status: int = 200, headers: dict[str, str] | None = None) -> Answer:
     """A command's answer: the cart it left, its version and the position of its last event."""
     position = last_position(outcome)
-    body = {**cart_body(outcome.state), "position": position}
-    etag = f'"{outcome.state.version}"'
-    return Answer(body, status=status, headers={"ETag": etag, POSITION: str(position), **(headers or {})}, native=True)
+    headers = {POSITION: str(position), **(headers or {})}
+    return cart_response(outcome.state, status, headers, extra={"position": position})
 
 
 def own_cart(request: Request, cart_id: str) -> CartState:
