@@ -7,12 +7,16 @@ Latency: one AddToCart at a time through carts.services, then the clock runs
 from its commit until the `product_activity` row of that SKU shows its
 position, on the table transport (`run_consumers`' runner in a thread of this
 process). Each round measures both, side by side:
-* NOTIFY: the shipped transport; it waits for `eventlog_append`'s notification
-  (consumers/wakeup.py), its fallback poll 5 s;
+* NOTIFY: the shipped transport; it waits for the append's announcement
+  (eventlog/announcer.py, consumers/wakeup.py), its fallback poll 5 s;
 * poll: the same transport with its idle wait taken away (the runner then
   sleeps CONSUMER_POLL_SECONDS between empty reads, as before NOTIFY).
 Before each append the bench sleeps a random fraction of a poll interval, so
 samples do not line up with the poller.
+
+Write cost (bench/wakeup_writes.py): cart commands/s with 1 and 4 writers, appends
+announced in their own transaction, by the process after their commit (shipped), and
+not at all.
 
 Idle CPU: `manage.py run_consumers` (every registered consumer, table
 transport) started on its own, left to settle, then its CPU time (utime +
@@ -191,11 +195,14 @@ def report(
         label = "LISTEN (fallback poll 5 s)" if name == "LISTEN" else f"poll every {settings.CONSUMER_POLL_SECONDS} s"
         lines.append(f"| {label} | {own:.2f} % | {'n/a' if server is None else f'{server:.2f} %'} |")
     if writes:
-        lines += ["", "| cart commands/s (medians) | append with NOTIFY | without (before) | ratio |"]
-        lines.append("|---|---:|---:|---:|")
+        lines += [
+            "",
+            "| cart commands/s (medians) | announced at commit | after commit (shipped) | none | shipped / none |",
+            "|---|---:|---:|---:|---:|",
+        ]
         for writers in (1, 4):
-            with_it, without = writes[("NOTIFY", writers)], writes[("none", writers)]
-            lines.append(f"| {writers} writer(s) | {with_it:,.0f} | {without:,.0f} | {with_it / without:.2f} |")
+            at, after, none = (writes[(way, writers)] for way in ("at commit", "after commit", "none"))
+            lines.append(f"| {writers} writer(s) | {at:,.0f} | {after:,.0f} | {none:,.0f} | {after / none:.2f} |")
     markdown = "\n".join(lines)
     print(markdown)
     if not write_results("wakeup", markdown):

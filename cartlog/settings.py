@@ -256,6 +256,12 @@ CONSUMER_LISTEN_POLL_SECONDS = float(os.environ.get("CONSUMER_LISTEN_POLL_SECOND
 # the same LISTEN session announces a change (kernel/fresh_cache.py); without LISTEN (SQLite,
 # CONSUMER_LISTEN off) or with READ_CACHES=0, every request reads them from the database.
 READ_CACHES = os.environ.get("READ_CACHES", "1") not in ("0", "false", "False", "")
+# Appends of these categories notify in their own transaction, at commit: a read cache drops
+# its entries on them and has no poll to fall back on, so it must hear of a change even if the
+# writing process dies right after. Every other append is announced just after its commit by
+# its process (eventlog/announcer.py), so that committing appends need not queue behind each
+# other for PostgreSQL's notification lock. A test keeps this in step with the caches' kinds.
+EVENTLOG_ANNOUNCE_AT_COMMIT = frozenset({"product"})
 # How often a command retries by itself after a concurrency conflict (no If-Match).
 COMMAND_MAX_ATTEMPTS = int(os.environ.get("COMMAND_MAX_ATTEMPTS", "10"))
 # How long a sign-up or a one-time-coupon checkout waits for the claim validator (then 202 / 503),

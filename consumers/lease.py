@@ -29,12 +29,11 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from eventlog.sessions import connection_kwargs
+
 from .models import LeaseRow
 
 log = logging.getLogger(__name__)
-
-# Django's own OPTIONS keys that are not libpq connection parameters.
-_DJANGO_ONLY_OPTIONS = {"isolation_level", "server_side_binding", "pool", "assume_role", "cursor_factory"}
 
 # Is the advisory lock `key` (a bigint: classid is its high half, objid its low half) held by this session?
 _HELD_SQL = """
@@ -52,19 +51,6 @@ class LeaseLostError(Exception):
 
 def lock_key(name: str) -> int:
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
-
-
-def connection_kwargs(application_name: str) -> dict[str, Any]:
-    """libpq parameters for a connection of our own to the default database."""
-    db: dict[str, Any] = dict(settings.DATABASES["default"])
-    options = {k: v for k, v in (db.get("OPTIONS") or {}).items() if k not in _DJANGO_ONLY_OPTIONS}
-    kwargs: dict[str, Any] = {"dbname": db["NAME"], "user": db.get("USER") or None}
-    kwargs |= {k: db[K] for k, K in (("password", "PASSWORD"), ("host", "HOST"), ("port", "PORT")) if db.get(K)}
-    # A dead peer must show up as an error within seconds, not hang a check forever.
-    return kwargs | options | {
-        "application_name": application_name, "connect_timeout": 5, "keepalives": 1, "keepalives_idle": 5,
-        "keepalives_interval": 2, "keepalives_count": 3, "tcp_user_timeout": 10_000, "autocommit": True,
-    }  # fmt: skip
 
 
 def _is_postgresql() -> bool:

@@ -19,10 +19,12 @@ from django.conf import settings
 from django.db import Error as DatabaseError
 from django.db import close_old_connections, connection, transaction
 
+from kernel.backoff import Backoff
+
 from . import faults, heartbeat
-from .backoff import Backoff, is_fatal
 from .base import Consumer
 from .checkpoints import CheckpointMovedError
+from .fatal import is_fatal
 from .lease import Lease, LeaseLostError
 from .transports import Transport, Wakeable
 
@@ -91,7 +93,7 @@ class Worker:
     Fetch, handle, checkpoint, heartbeat and lease all sit inside one try: a
     failure rolls the batch back (its checkpoint did not move, so nothing is
     lost), resets the thread's connection and waits a capped, jittered
-    backoff. Only a fatal error (consumers/backoff.py: FATAL) leaves the loop.
+    backoff. Only a fatal error (consumers/fatal.py: FATAL) leaves the loop.
     """
 
     consumer: Consumer

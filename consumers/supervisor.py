@@ -3,7 +3,7 @@
 The worker loops retry every failure of the database or the broker by
 themselves (consumers/runner.py); a thread still dies if something escapes
 that loop. `Supervisor.watch` notices, logs why, and starts it again after a
-capped, jittered backoff. A fatal error (consumers/backoff.py: FATAL, a broken
+capped, jittered backoff. A fatal error (consumers/fatal.py: FATAL, a broken
 deploy) is not retried here: `watch` stops every thread and raises, the
 process exits non-zero, and its own supervisor (scripts/run.sh, the compose
 restart policy) starts a fresh process.
@@ -15,7 +15,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .backoff import Backoff, is_fatal
+from kernel.backoff import Backoff
+
+from .fatal import is_fatal
 
 log = logging.getLogger(__name__)
 STEADY_SECONDS = 60.0

@@ -2,7 +2,7 @@
 
 The repeating sweep outlives a database outage like the consumers do: a failed
 sweep is logged and tried again after a capped, jittered backoff; only an error
-no retry can fix (consumers/backoff.py: FATAL) ends the process. Used by
+no retry can fix (consumers/fatal.py: FATAL) ends the process. Used by
 `expire_coupon_holds` and `expire_stock_reservations`.
 """
 
@@ -13,7 +13,9 @@ from collections.abc import Callable
 
 from django.db import close_old_connections
 
-from .backoff import Backoff, is_fatal
+from kernel.backoff import Backoff
+
+from .fatal import is_fatal
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Consumers woken by the log: one LISTEN session per process, the poll as a fallback.
 
-On PostgreSQL every append notifies `eventlog.stores.postgres.CHANNEL` with
+On PostgreSQL every append notifies `eventlog/channels.py: CHANNEL` with
 its stream's category when it commits, and the category's own channel
 (`channel_of`; eventlog migrations 0004 and 0005). A `Listener` holds one
 dedicated psycopg session that LISTENs on a thread of its own and counts the
@@ -38,10 +38,9 @@ from django.conf import settings
 from django.db import connection
 from psycopg import sql
 
-from eventlog.stores.postgres import CHANNEL, channel_of
-
-from .backoff import Backoff
-from .lease import connection_kwargs
+from eventlog.channels import CHANNEL, channel_of
+from eventlog.sessions import connection_kwargs
+from kernel.backoff import Backoff
 
 log = logging.getLogger(__name__)
 

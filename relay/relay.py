@@ -22,8 +22,9 @@ from django.db import Error as DatabaseError
 from django.db import close_old_connections, connection, transaction
 
 from consumers import checkpoints, heartbeat
-from consumers.backoff import Backoff, is_fatal
+from consumers.fatal import is_fatal
 from consumers.lease import Lease, LeaseLostError
+from kernel.backoff import Backoff
 
 from . import config
 from .contract import Headers, from_message, messages

@@ -73,10 +73,14 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: N
 
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup: None, django_db_blocker) -> Iterator[None]:  # type: ignore[no-untyped-def]
-    """...then the tests run as the runtime role, with the rights `grant_runtime_role` gives it."""
+    """...then the tests run as the runtime role, with the rights `grant_runtime_role` gives it.
+    At the end the process's announcer closes its session, so that the database can be dropped."""
+    from eventlog import announcer
+
     role = runtime_role.owner()
     if role is None:
         yield
+        announcer.stop()
         return
     from django.core.management import call_command
 
@@ -85,6 +89,7 @@ def django_db_setup(django_db_setup: None, django_db_blocker) -> Iterator[None]:
         call_command("grant_runtime_role", runtime["USER"], verbosity=0)
     with runtime_role.connected_as(runtime["USER"], runtime["PASSWORD"]):
         yield
+    announcer.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -90,7 +90,7 @@ def lease_holder_pid(name: str) -> int | None:
 
 def outage(seconds: float) -> None:
     """The database is away for `seconds`: no new session, and every session but ours is cut."""
-    from consumers.lease import connection_kwargs
+    from eventlog.sessions import connection_kwargs
     from tests.runtime_role import owner
 
     name = connection.settings_dict["NAME"]

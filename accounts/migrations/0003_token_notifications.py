@@ -5,7 +5,7 @@ and drops them all when `tokens` is announced: a revoked or expired token, a dea
 or deleted account, stop working in every process once the notification arrives
 (milliseconds), without a query per request meanwhile. Statement-level triggers: a
 statement that deletes many tokens notifies once. The channel is the log's
-(`eventlog.stores.postgres.CHANNEL`, frozen here as created), whose LISTEN session every
+(`eventlog/channels.py: CHANNEL`, frozen here as created), whose LISTEN session every
 process already holds; consumers that read every category wake once and find nothing.
 """
 

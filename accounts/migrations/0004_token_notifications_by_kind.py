@@ -4,7 +4,7 @@ As the log's appends do since eventlog migration 0005: a web process's read cach
 LISTEN only on the channels of the kinds they hold (`cartlog_events.tokens`,
 `cartlog_events.product`), so that they are not woken by every cart command;
 `cartlog_events` still hears `tokens` too, for a session that listens to everything.
-Frozen here as created (the channel is `eventlog.stores.postgres.CHANNEL`).
+Frozen here as created (the channel is `eventlog/channels.py: CHANNEL`).
 """
 
 from django.db import migrations

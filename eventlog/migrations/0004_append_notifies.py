@@ -11,7 +11,7 @@ fold into one: an append of several events, or several appends to one
 category, wake once.
 
 The body is 0003's, frozen here as created, with the notification added after
-the insert. The channel is `eventlog.stores.postgres.CHANNEL`; a test checks
+the insert. The channel is `eventlog/channels.py: CHANNEL`; a test checks
 that they agree. Backward restores 0003's body.
 """
 

@@ -10,7 +10,7 @@ same payload, for a session that wants a few categories. PostgreSQL delivers a
 session only the channels it LISTENs on.
 
 The body is 0004's, frozen here as created, with the second notification added.
-The channel is `eventlog.stores.postgres.CHANNEL`, and `channel_of` spells the
+The channel is `eventlog/channels.py: CHANNEL`, and `channel_of` spells the
 category's; a test checks that they agree. Backward restores 0004's body.
 """
 

@@ -3,9 +3,10 @@
 `read_all` returns only rows whose transaction is older than the oldest one
 still running, so it never skips an event that commits late (invariant 3).
 Why that holds, and the locks below, are in `eventlog_append` (migration 0003)
-and docs/adr/0002-gap-safe-readers.md. Since migrations 0004 and 0005 the function
-also notifies CHANNEL and the category's channel, so an append wakes its readers at
-its commit.
+and docs/adr/0002-gap-safe-readers.md. An append is announced to the log's readers
+(eventlog/channels.py): in its own transaction for the categories a read cache watches
+(settings.EVENTLOG_ANNOUNCE_AT_COMMIT), just after its commit by the process's
+announcer for every other (eventlog/announcer.py says why).
 """
 
 from collections.abc import Iterator, Sequence
@@ -13,9 +14,12 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError
 
 from ..alongside import Appended, Row, to_sql
+from ..announcer import announce_after_commit
+from ..channels import notifications
 from ..errors import RowConflictError, WrongExpectedVersionError
 from ..records import NewEvent, RecordedEvent
 from . import wire
@@ -27,18 +31,6 @@ from .sql import SqlStore, dumps
 ORDER_LOCK = 74260001  # session lock: taking a transaction id and positions, in one order
 SLOW_LOCK = 74260002  # transaction lock: shared by fast appends, exclusive for slow ones (and hold_appends)
 STREAM_LOCK_CLASS = 7426  # first key of the per-stream advisory locks (lock_stream)
-# eventlog_append notifies this channel with the stream's category (migration 0004), and the
-# category's own channel (`channel_of`, migration 0005); PostgreSQL delivers them when the append
-# commits. Readers of every category LISTEN on CHANNEL, a reader of a few categories (the read
-# caches) on theirs only, so it is not woken by the others' appends (consumers/wakeup.py).
-CHANNEL = "cartlog_events"
-
-
-def channel_of(category: str) -> str:
-    """The channel of one category's appends (a quoted identifier to LISTEN on: it holds a dot)."""
-    return f"{CHANNEL}.{category}"
-
-
 # Stop before the oldest transaction still running: any row it (or a later
 # writer) will commit has a higher position than what we return.
 VISIBLE = "transaction_id < pg_snapshot_xmin(pg_current_snapshot())"
@@ -53,7 +45,12 @@ class PostgresStore(SqlStore):
         if not events:
             return []
         recorded_at = datetime.now(UTC)
-        sql, params = append_statement([stream_id, expected_version, _payload(events), recorded_at], alongside)
+        category = stream_id.partition("-")[0]
+        listened = settings.CONSUMER_LISTEN  # off (behind a pooler in transaction mode), nobody hears it
+        at_commit = listened and category in settings.EVENTLOG_ANNOUNCE_AT_COMMIT  # else after: no commit lock
+        sql, params = append_statement(
+            [stream_id, expected_version, _payload(events), recorded_at, at_commit], alongside
+        )
         try:
             rows = self.fetch(sql, params)
         except IntegrityError as error:
@@ -61,6 +58,8 @@ class PostgresStore(SqlStore):
             if table in {row.table for row in alongside}:
                 raise RowConflictError(table) from error
             raise WrongExpectedVersionError(stream_id, expected_version) from error
+        if listened and not at_commit:
+            announce_after_commit(category, self.connection.alias)
         return [
             event.recorded(position=int(position), stream_id=stream_id, version=int(version), recorded_at=recorded_at)
             for (position, version), event in zip(rows, events, strict=True)
@@ -90,11 +89,9 @@ class PostgresStore(SqlStore):
         return self.select_after(after_position, limit, categories, until_not=VISIBLE)
 
     def announce(self, categories: Sequence[str]) -> None:
-        with self.connection.cursor() as cursor:
-            for category in categories:
-                cursor.execute(
-                    "SELECT pg_notify(%s, %s), pg_notify(%s, %s)", [CHANNEL, category, channel_of(category), category]
-                )
+        if categories:
+            with self.connection.cursor() as cursor:
+                cursor.execute(*notifications(list(categories)))
 
     def read_all_rows(
         self, after_position: int, limit: int, categories: Sequence[str] | None, columns: str
@@ -131,7 +128,7 @@ class PostgresStore(SqlStore):
         cursor.cursor.adapters.register_loader("timestamptz", TimestamptzLoader)
 
 
-APPEND = "SELECT out_position, out_version FROM eventlog_append(%s, %s, %s::jsonb, %s)"
+APPEND = "SELECT out_position, out_version FROM eventlog_append(%s, %s, %s::jsonb, %s, %s)"
 
 
 def append_statement(append_params: list[Any], alongside: Sequence[Row]) -> tuple[str, list[Any]]:

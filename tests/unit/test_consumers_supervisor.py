@@ -5,8 +5,8 @@ import time
 
 import pytest
 
-from consumers.backoff import Backoff
 from consumers.supervisor import FatalError, Supervisor
+from kernel.backoff import Backoff
 
 
 def test_backoff_doubles_to_its_cap_with_jitter_and_resets() -> None:

@@ -2,27 +2,61 @@
 
 from importlib import import_module
 
+from eventlog import channels
 from eventlog.stores import postgres
 
 
 def test_the_append_function_notifies_the_channel_the_consumers_listen_on() -> None:
     migration = import_module("eventlog.migrations.0004_append_notifies")
-    assert migration.CHANNEL == postgres.CHANNEL
-    assert f"pg_notify('{postgres.CHANNEL}', split_part(p_stream_id, '-', 1))" in migration.FORWARD
+    assert migration.CHANNEL == channels.CHANNEL
+    assert f"pg_notify('{channels.CHANNEL}', split_part(p_stream_id, '-', 1))" in migration.FORWARD
     assert (migration.ORDER_LOCK, migration.SLOW_LOCK) == (postgres.ORDER_LOCK, postgres.SLOW_LOCK)
 
 
 def test_the_append_function_also_notifies_the_channel_of_its_category() -> None:
     migration = import_module("eventlog.migrations.0005_append_notifies_its_category")
-    assert migration.CHANNEL == postgres.CHANNEL
-    assert postgres.channel_of("cart") == "cartlog_events.cart"
+    assert migration.CHANNEL == channels.CHANNEL
+    assert channels.channel_of("cart") == "cartlog_events.cart"
     assert "category text := split_part(p_stream_id, '-', 1);" in migration.FORWARD
-    assert f"pg_notify('{postgres.CHANNEL}', category)" in migration.FORWARD
-    assert f"pg_notify('{postgres.CHANNEL}.' || category, category)" in migration.FORWARD
+    assert f"pg_notify('{channels.CHANNEL}', category)" in migration.FORWARD
+    assert f"pg_notify('{channels.CHANNEL}.' || category, category)" in migration.FORWARD
     assert (migration.ORDER_LOCK, migration.SLOW_LOCK) == (postgres.ORDER_LOCK, postgres.SLOW_LOCK)
 
 
 def test_a_token_change_also_notifies_the_channel_of_its_kind() -> None:
     migration = import_module("accounts.migrations.0004_token_notifications_by_kind")
-    assert migration.CHANNEL == postgres.CHANNEL
-    assert f"pg_notify('{postgres.channel_of('tokens')}', 'tokens')" in migration.FORWARD
+    assert migration.CHANNEL == channels.CHANNEL
+    assert f"pg_notify('{channels.channel_of('tokens')}', 'tokens')" in migration.FORWARD
+
+
+def test_the_append_function_notifies_only_when_asked_to() -> None:
+    migration = import_module("eventlog.migrations.0006_append_may_leave_notifying_to_its_process")
+    assert migration.CHANNEL == channels.CHANNEL
+    assert "p_notify boolean DEFAULT true" in migration.FORWARD
+    assert (
+        f"IF p_notify THEN\n        PERFORM pg_notify('{channels.CHANNEL}', category);\n"
+        f"        PERFORM pg_notify('{channels.CHANNEL}.' || category, category);\n    END IF;"
+    ) in migration.FORWARD
+    assert (migration.ORDER_LOCK, migration.SLOW_LOCK) == (postgres.ORDER_LOCK, postgres.SLOW_LOCK)
+
+
+def test_the_announcer_sends_what_the_append_function_would() -> None:
+    statement, params = channels.notifications(["cart", "product"])
+    assert statement == "SELECT pg_notify(%s, %s), pg_notify(%s, %s), pg_notify(%s, %s), pg_notify(%s, %s)"
+    assert params == [
+        "cartlog_events", "cart", "cartlog_events.cart", "cart",
+        "cartlog_events", "product", "cartlog_events.product", "product",
+    ]  # fmt: skip
+
+
+def test_every_category_a_read_cache_watches_is_notified_at_commit() -> None:
+    """A cache has no poll: a change it watches must not wait for an announcer that may die first."""
+    from django.conf import settings
+
+    from accounts.authentication import TOKENS
+    from catalog.queries import PRODUCTS
+
+    assert set(PRODUCTS.kinds) == {"product"} <= settings.EVENTLOG_ANNOUNCE_AT_COMMIT
+    # Tokens are not a stream: a trigger on their table notifies, in the changing transaction.
+    assert TOKENS.kinds == ("tokens",)
+    assert "tokens" not in settings.EVENTLOG_ANNOUNCE_AT_COMMIT

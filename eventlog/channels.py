@@ -1,0 +1,22 @@
+"""The channels PostgreSQL announces appends on, and the statement that announces them.
+
+An append of a stream is announced with its category as the payload on CHANNEL,
+for readers of every category (consumers, the relay), and on the category's own
+channel (`channel_of`) for a reader of a few (the read caches), so that a session
+hears only what it LISTENs for (consumers/wakeup.py). Migrations 0004 to 0006 spell
+the same in `eventlog_append`'s SQL, frozen; tests/unit/test_eventlog_notify_channel.py
+checks that they agree. Who sends them, and when: eventlog/announcer.py.
+"""
+
+CHANNEL = "cartlog_events"
+
+
+def channel_of(category: str) -> str:
+    """The channel of one category's appends (a quoted identifier to LISTEN on: it holds a dot)."""
+    return f"{CHANNEL}.{category}"
+
+
+def notifications(categories: list[str]) -> tuple[str, list[str]]:
+    """One statement that announces appends of `categories`, as `eventlog_append` would."""
+    params = [value for category in categories for value in (CHANNEL, category, channel_of(category), category)]
+    return "SELECT " + ", ".join(["pg_notify(%s, %s), pg_notify(%s, %s)"] * len(categories)), params
