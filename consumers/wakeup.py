@@ -1,8 +1,9 @@
 """Consumers woken by the log: one LISTEN session per process, the poll as a fallback.
 
-On PostgreSQL every append notifies `eventlog/channels.py: CHANNEL` with
-its stream's category when it commits, and the category's own channel
-(`channel_of`; eventlog migrations 0004 and 0005). A `Listener` holds one
+On PostgreSQL every append is announced on `eventlog/channels.py: CHANNEL`
+with its stream's category, and on the category's own channel (`channel_of`):
+at its commit, or just after it by the writing process (eventlog/announcer.py
+says which and why; a lost announcement costs a reader one fallback poll). A `Listener` holds one
 dedicated psycopg session that LISTENs on a thread of its own and counts the
 notifications, per category. The consumers of a process share one (not one per
 consumer) on CHANNEL; a consumer's `Waiter` sleeps until one of its categories is
