@@ -1,19 +1,17 @@
-"""The price of announcing appends on the write path: cart commands/s three ways (bench/wakeup_bench.py).
+"""The price of announcing appends on the write path: cart commands/s two ways (bench/wakeup_bench.py).
 
-* at commit: every append notifies in its own transaction (bench/settings_notify_at_commit.py);
-* after commit: the shipped way, the process's announcer (eventlog/announcer.py);
-* none: nothing announced, nobody LISTENs (bench/settings_poll.py: CONSUMER_LISTEN off).
+* at commit: every append notifies in its own transaction (bench/settings_notify_at_commit.py), as before;
+* after commit: the shipped way, the process's announcer (eventlog/announcer.py).
+
+Not a third way "nothing announced": the only switch for it, CONSUMER_LISTEN off, also
+turns the read caches off, so every AddToCart would read its product again.
 """
 
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-WAYS = {
-    "at commit": "bench.settings_notify_at_commit",
-    "after commit": "cartlog.settings",
-    "none": "bench.settings_poll",
-}
+WAYS = {"at commit": "bench.settings_notify_at_commit", "after commit": "cartlog.settings"}
 
 
 @contextmanager
@@ -35,14 +33,14 @@ def write_cost(url: str, rounds: int, seconds: float) -> dict[tuple[str, int], f
 
     PostgreSQL takes one lock, for the whole server, from a notifying transaction's
     pre-commit to its end, commit flush included, so appends that notify cannot share a
-    flush: "at commit" against "none" is that price, "after commit" what is left of it.
+    flush: "after commit" against "at commit" is what the announcer wins back.
     """
     from bench.runner import measure, medians
 
     samples = []
     for round_no in range(1, rounds + 1):
         for writers in (1, 4):
-            order = list(WAYS) if round_no % 2 else list(reversed(WAYS))  # none always goes first
+            order = list(WAYS) if round_no % 2 else list(reversed(WAYS))  # neither always goes first
             for way in order:
                 with settings_module(WAYS[way]):
                     sample = measure("cartlog", url, writers, seconds)
