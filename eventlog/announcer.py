@@ -38,6 +38,7 @@ from kernel.backoff import Backoff
 
 from .channels import notifications
 from .sessions import connection_kwargs
+from .stores.wire import check_result
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +55,7 @@ class Announcer:
         self.pid = os.getpid()  # a thread does not survive a fork: a child starts its own
         self.sent = 0  # announcements sent (each one statement, any number of categories)
         self._pending: set[str] = set()
+        self._statements: dict[tuple[str, ...], bytes] = {}
         self._changed = threading.Condition()
         self._stopping = threading.Event()
         self._backoff = Backoff()
@@ -87,7 +89,7 @@ class Announcer:
                 categories, self._pending = sorted(self._pending), set()
             try:
                 session = session or psycopg.connect(**connection_kwargs(f"{self.name} pid={os.getpid()}"))
-                session.execute(*notifications(categories))
+                self._send(session, tuple(categories))
             except Exception as error:  # the session died or never came: keep them, reconnect after a pause
                 _close(session)
                 session = None
@@ -104,6 +106,15 @@ class Announcer:
             self.sent += 1
             self._stopping.wait(self.gap)
         _close(session)
+
+
+    def _send(self, session: psycopg.Connection[tuple[object, ...]], categories: tuple[str, ...]) -> None:
+        """The statement straight over libpq, kept per set of categories: most of the time the
+        same one, and a web worker's threads wait for the GIL while this one holds it."""
+        statement = self._statements.get(categories)
+        if statement is None:
+            statement = self._statements[categories] = notifications(categories).encode()
+        check_result(session, session.pgconn.exec_(statement))
 
 
 def _close(session: psycopg.Connection[tuple[object, ...]] | None) -> None:

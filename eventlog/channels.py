@@ -8,6 +8,10 @@ the same in `eventlog_append`'s SQL, frozen; tests/unit/test_eventlog_notify_cha
 checks that they agree. Who sends them, and when: eventlog/announcer.py.
 """
 
+from collections.abc import Sequence
+
+from psycopg.sql import quote
+
 CHANNEL = "cartlog_events"
 
 
@@ -16,7 +20,11 @@ def channel_of(category: str) -> str:
     return f"{CHANNEL}.{category}"
 
 
-def notifications(categories: list[str]) -> tuple[str, list[str]]:
-    """One statement that announces appends of `categories`, as `eventlog_append` would."""
-    params = [value for category in categories for value in (CHANNEL, category, channel_of(category), category)]
-    return "SELECT " + ", ".join(["pg_notify(%s, %s), pg_notify(%s, %s)"] * len(categories)), params
+def notifications(categories: Sequence[str]) -> str:
+    """One statement, its values quoted in it, that announces appends of `categories` as
+    `eventlog_append` would. Whole SQL text, so that the announcer can send it as it is."""
+    calls = [
+        f"pg_notify({quote(CHANNEL)}, {quote(category)}), pg_notify({quote(channel_of(category))}, {quote(category)})"
+        for category in categories
+    ]
+    return "SELECT " + ", ".join(calls)

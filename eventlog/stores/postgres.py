@@ -91,7 +91,7 @@ class PostgresStore(SqlStore):
     def announce(self, categories: Sequence[str]) -> None:
         if categories:
             with self.connection.cursor() as cursor:
-                cursor.execute(*notifications(list(categories)))
+                cursor.execute(notifications(categories))
 
     def read_all_rows(
         self, after_position: int, limit: int, categories: Sequence[str] | None, columns: str

@@ -41,12 +41,13 @@ def test_the_append_function_notifies_only_when_asked_to() -> None:
 
 
 def test_the_announcer_sends_what_the_append_function_would() -> None:
-    statement, params = channels.notifications(["cart", "product"])
-    assert statement == "SELECT pg_notify(%s, %s), pg_notify(%s, %s), pg_notify(%s, %s), pg_notify(%s, %s)"
-    assert params == [
-        "cartlog_events", "cart", "cartlog_events.cart", "cart",
-        "cartlog_events", "product", "cartlog_events.product", "product",
-    ]  # fmt: skip
+    assert channels.notifications(["cart", "product"]) == (
+        "SELECT pg_notify('cartlog_events', 'cart'), pg_notify('cartlog_events.cart', 'cart'), "
+        "pg_notify('cartlog_events', 'product'), pg_notify('cartlog_events.product', 'product')"
+    )
+    assert channels.notifications(["it's"]) == (
+        "SELECT pg_notify('cartlog_events', 'it''s'), pg_notify('cartlog_events.it''s', 'it''s')"
+    )
 
 
 def test_every_category_a_read_cache_watches_is_notified_at_commit() -> None:
