@@ -107,7 +107,6 @@ class Announcer:
             self._stopping.wait(self.gap)
         _close(session)
 
-
     def _send(self, session: psycopg.Connection[tuple[object, ...]], categories: tuple[str, ...]) -> None:
         """The statement straight over libpq, kept per set of categories: most of the time the
         same one, and a web worker's threads wait for the GIL while this one holds it."""
