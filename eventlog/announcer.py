@@ -12,8 +12,8 @@ So `PostgresStore.append` asks `eventlog_append` not to notify (migration 0006) 
 when the append commits (`transaction.on_commit`: at once outside a transaction, never
 for one rolled back), hands its category to this process's `Announcer`. Its thread
 sends what is pending in one statement, the same two `pg_notify`s the append would
-have sent, from an autocommit session that writes nothing, so it takes that lock only
-for an instant and never while a commit is flushed. It then rests GAP seconds: under
+have sent, from an autocommit session whose commits are not waited for on disk
+(`_connect`), so it holds that lock only for an instant. It then rests GAP seconds: under
 load one announcement carries the appends of those milliseconds instead of each
 append waking every listener; after a quiet spell an append is announced at once.
 
@@ -88,7 +88,7 @@ class Announcer:
                     break
                 categories, self._pending = sorted(self._pending), set()
             try:
-                session = session or psycopg.connect(**connection_kwargs(f"{self.name} pid={os.getpid()}"))
+                session = session or _connect(self.name)
                 self._send(session, tuple(categories))
             except Exception as error:  # the session died or never came: keep them, reconnect after a pause
                 _close(session)
@@ -114,6 +114,16 @@ class Announcer:
         if statement is None:
             statement = self._statements[categories] = notifications(categories).encode()
         check_result(session, session.pgconn.exec_(statement))
+
+
+def _connect(name: str) -> psycopg.Connection[tuple[object, ...]]:
+    session = psycopg.connect(**connection_kwargs(f"{name} pid={os.getpid()}"))
+    # A notifying transaction takes a transaction id, so its commit writes a record, and the
+    # notification lock is held until that record is on disk. An announcement lost to a crash
+    # loses nothing (readers poll, and the notifications are gone with the server anyway), so
+    # its commit is not waited for: the lock is held for an instant, not for a disk flush.
+    session.execute("SET synchronous_commit = off")
+    return session
 
 
 def _close(session: psycopg.Connection[tuple[object, ...]] | None) -> None:
