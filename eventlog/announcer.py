@@ -32,7 +32,7 @@ import threading
 from functools import partial
 
 import psycopg
-from django.db import transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 
 from kernel.backoff import Backoff
 
@@ -64,6 +64,10 @@ class Announcer:
 
     def appended(self, category: str) -> None:
         """An append of `category` has committed: announce it soon (now, unless one was just sent)."""
+        if category in self._pending:
+            # Already waiting to go, or being taken for a statement that is yet to be sent: either
+            # way it is announced after this call, so after this append's commit. No lock needed.
+            return
         with self._changed:
             if not self._pending:
                 self._changed.notify()
@@ -160,6 +164,6 @@ def stop() -> None:
         shared.close()
 
 
-def announce_after_commit(category: str, using: str) -> None:
-    """Announce an append of `category` once the transaction on `using` commits (now, outside one)."""
-    transaction.on_commit(partial(announcer().appended, category), using=using)
+def announce_after_commit(category: str, connection: BaseDatabaseWrapper) -> None:
+    """Announce an append of `category` once the transaction on `connection` commits (now, outside one)."""
+    connection.on_commit(partial(announcer().appended, category))

@@ -59,7 +59,7 @@ class PostgresStore(SqlStore):
                 raise RowConflictError(table) from error
             raise WrongExpectedVersionError(stream_id, expected_version) from error
         if listened and not at_commit:
-            announce_after_commit(category, self.connection.alias)
+            announce_after_commit(category, self.connection)
         return [
             event.recorded(position=int(position), stream_id=stream_id, version=int(version), recorded_at=recorded_at)
             for (position, version), event in zip(rows, events, strict=True)
