@@ -8,24 +8,9 @@ turns the read caches off, so every AddToCart would read its product again.
 """
 
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
+from unittest import mock
 
 WAYS = {"at commit": "bench.settings_notify_at_commit", "after commit": "cartlog.settings"}
-
-
-@contextmanager
-def settings_module(name: str) -> Iterator[None]:
-    """The writer processes started meanwhile (spawned: they read the environment) use `name`."""
-    before = os.environ.get("DJANGO_SETTINGS_MODULE")
-    os.environ["DJANGO_SETTINGS_MODULE"] = name
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ["DJANGO_SETTINGS_MODULE"]
-        else:
-            os.environ["DJANGO_SETTINGS_MODULE"] = before
 
 
 def write_cost(url: str, rounds: int, seconds: float) -> dict[tuple[str, int], float]:
@@ -42,7 +27,8 @@ def write_cost(url: str, rounds: int, seconds: float) -> dict[tuple[str, int], f
         for writers in (1, 4):
             order = list(WAYS) if round_no % 2 else list(reversed(WAYS))  # neither always goes first
             for way in order:
-                with settings_module(WAYS[way]):
+                # The writer processes are spawned: they read the settings module from the environment.
+                with mock.patch.dict(os.environ, {"DJANGO_SETTINGS_MODULE": WAYS[way]}):
                     sample = measure("cartlog", url, writers, seconds)
                 samples.append(type(sample)(workload=way, writers=writers, rate=sample.rate))
                 print(f"round {round_no} {way:12} {writers} writer(s): {sample.rate:8.0f}/s", flush=True)

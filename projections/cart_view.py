@@ -20,6 +20,7 @@ from carts import streams
 from carts.decider import CartState, CartStatus, Line, fold_recorded, initial_state
 from eventlog.alongside import LAST_POSITION, Row
 from eventlog.records import NewEvent, RecordedEvent
+from eventlog.stores.sql import dumps
 
 NAME = "cart_view"
 VERSION = 1
@@ -150,7 +151,7 @@ def row(state: CartState, last: NewEvent) -> Row:
 def _values(state: CartState, last_position: object, updated_at: object) -> list[Any]:
     lines = [{"sku": line.sku, "quantity": line.quantity, "unit_price": str(line.unit_price)} for line in state.lines]
     return [
-        state.cart_id, state.owner or "", state.status.value, orjson.dumps(lines).decode(), state.item_count,
+        state.cart_id, state.owner or "", state.status.value, dumps(lines), state.item_count,
         str(state.subtotal), str(state.discount), str(state.total), state.coupon, state.order_id,
         state.version, last_position, updated_at,
     ]  # fmt: skip
