@@ -4,8 +4,8 @@
 
 Side by side in each round, on fresh PostgreSQL databases: a plain single-row
 INSERT + COMMIT loop (the ceiling), cartlog's carts.services, and the
-`eventsourcing` library running the same commands, with 1 and 4 writer
-processes on distinct carts. Rounds interleave the workloads so that noise
+`eventsourcing` library running the same commands (with its defaults, and with
+its aggregate cache), with 1 and 4 writer processes on distinct carts. Rounds interleave the workloads so that noise
 from other load on the machine falls on all of them alike; medians are quoted.
 """
 
@@ -33,7 +33,7 @@ def prepare() -> dict[str, str]:
     from bench.workloads import EventsourcingCommands
 
     EventsourcingCommands(es, create_tables=True)  # once, before the writers start
-    return {"plain_insert": cartlog, "cartlog": cartlog, "eventsourcing": es}
+    return {"plain_insert": cartlog, "cartlog": cartlog, "eventsourcing": es, "eventsourcing_cached": es}
 
 
 def run(rounds: int, seconds: float, writer_counts: list[int]) -> list[Sample]:
@@ -41,7 +41,7 @@ def run(rounds: int, seconds: float, writer_counts: list[int]) -> list[Sample]:
     samples = []
     for round_no in range(1, rounds + 1):
         for writers in writer_counts:
-            for name in ("plain_insert", "cartlog", "eventsourcing"):
+            for name in ("plain_insert", "cartlog", "eventsourcing", "eventsourcing_cached"):
                 sample = measure(name, urls[name], writers, seconds)
                 print(f"round {round_no} {name:14} {writers} writer(s): {sample.rate:8.0f}/s", flush=True)
                 samples.append(sample)
@@ -52,12 +52,16 @@ def table(samples: list[Sample], writer_counts: list[int]) -> str:
     m = medians(samples)
     lines = [
         "| writers | plain INSERT rows/s | cartlog commands/s | eventsourcing commands/s"
-        " | cartlog / plain | cartlog / eventsourcing |",
-        "|---:|---:|---:|---:|---:|---:|",
+        " | eventsourcing, aggregate cache | cartlog / plain | cartlog / eventsourcing | cartlog / cached |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for w in writer_counts:
         plain, ours, es = m[("plain_insert", w)], m[("cartlog", w)], m[("eventsourcing", w)]
-        lines.append(f"| {w} | {plain:,.0f} | {ours:,.0f} | {es:,.0f} | {ours / plain:.2f} | {ours / es:.2f}x |")
+        cached = m[("eventsourcing_cached", w)]
+        lines.append(
+            f"| {w} | {plain:,.0f} | {ours:,.0f} | {es:,.0f} | {cached:,.0f} | {ours / plain:.2f}"
+            f" | {ours / es:.2f}x | {ours / cached:.2f}x |"
+        )
     return "\n".join(lines)
 
 

@@ -74,6 +74,7 @@ def command_handler(store: EventStore | None = None) -> CommandHandler:
     from django.conf import settings
 
     from carts import idempotency, snapshots
+    from carts.last_written import LastWritten
 
     return CommandHandler(
         store=store or event_store(),
@@ -81,6 +82,7 @@ def command_handler(store: EventStore | None = None) -> CommandHandler:
         project=_inline_projections,
         max_attempts=settings.COMMAND_MAX_ATTEMPTS,
         snapshots=snapshots,  # the module's find/save: the snapshots in the database
+        last_written=LastWritten(settings.CART_STATES_REMEMBERED),  # this process's own
     )
 
 

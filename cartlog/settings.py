@@ -264,6 +264,9 @@ READ_CACHES = os.environ.get("READ_CACHES", "1") not in ("0", "false", "False", 
 EVENTLOG_ANNOUNCE_AT_COMMIT = frozenset({"product"})
 # How often a command retries by itself after a concurrency conflict (no If-Match).
 COMMAND_MAX_ATTEMPTS = int(os.environ.get("COMMAND_MAX_ATTEMPTS", "10"))
+# How many carts a process remembers as it last wrote them, to decide the next command on one
+# without reading it first (carts/last_written.py; its append proves the guess). 0: always read.
+CART_STATES_REMEMBERED = int(os.environ.get("CART_STATES_REMEMBERED", "10000"))
 # How long a sign-up or a one-time-coupon checkout waits for the claim validator (then 202 / 503),
 # and how many requests per process may wait at once (the others answer at once: threads stay free).
 CLAIM_WAIT_SECONDS = float(os.environ.get("CLAIM_WAIT_SECONDS", "1"))

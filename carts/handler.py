@@ -1,14 +1,18 @@
 """The one path every cart command takes, from the API and from the web shop.
 
-    read:  the cart's newest snapshot and the events after it (one statement)
+    read:  the cart's newest snapshot and the events after it (one statement),
+           unless this process wrote the cart last and remembers it (last_written)
     fold -> decide -> fold the new events in
     write: append (expected version) + the inline view's row + a snapshot every
            EVERY versions + the idempotency record: ONE statement (eventlog.alongside)
 
 The write is all or nothing (invariant 4), and it is a transaction of its own: on
 PostgreSQL a command costs two round trips, with no BEGIN or COMMIT around them,
-and a StartCart one: it is decided against the empty stream its append expects,
-unread (`starts_unread`).
+and one when its process wrote the cart last: it is decided against the state it
+remembers, and the append's expected version proves that guess (`_first_try`). A
+StartCart is decided against the empty stream its append expects (`starts_unread`).
+A wrong guess costs no more than a read: the failed append returns the events it
+missed (`catch_up`), and the command is decided again with them folded in.
 The read needs no transaction: if the cart changed since it ran, the append's
 expected version no longer holds and nothing is written. An Idempotency-Key costs
 nothing more unless the command fails: its record is written with the append,
@@ -40,6 +44,7 @@ from . import errors, snapshots
 from .decider import CartState, CartStatus, decide, fold, fold_recorded, initial_state
 from .events import CartEvent
 from .idempotency import ProcessedCommands
+from .last_written import LastWritten
 from .snapshots import Snapshots
 from .streams import stream_id
 
@@ -75,6 +80,7 @@ class CommandHandler:
     project: Project
     max_attempts: int  # tries against concurrent writers when no version is pinned
     snapshots: Snapshots | None = None  # None: every load folds the whole stream
+    last_written: LastWritten | None = None  # None: every command reads its cart first
 
     def load(self, cart_id: str, up_to_version: int | None = None) -> CartState:
         """The cart as its stream makes it (optionally as it was at a version: folded from version 1)."""
@@ -111,12 +117,7 @@ class CommandHandler:
             try:
                 if attempt == 1 and not self.store.in_transaction():
                     # The one write is a transaction of its own: no BEGIN, no COMMIT.
-                    if starts_unread(command, context):
-                        try:
-                            return self._decide_and_append(initial_state(command.cart_id), command, context, command_id)
-                        except WrongExpectedVersionError:
-                            pass  # the cart exists: decide against what is there (below)
-                    return self._handle_once(command, context, command_id)
+                    return self._first_try(command, context, command_id)
                 # A retry's lock on the stream lasts a transaction; inside a caller's transaction,
                 # a savepoint (a nested atomic) keeps it usable after a conflict.
                 with self.store.atomic():
@@ -133,18 +134,69 @@ class CommandHandler:
                 log.info("conflict on cart %s, attempt %d of %d", command.cart_id, attempt, attempts)
         raise errors.ConcurrencyConflictError("The cart is being changed by many requests at once; try again.")
 
+    def _first_try(self, command: c.CartCommand, context: Context, command_id: str | None) -> Outcome:
+        """A command's first attempt, outside a transaction: one statement when the guess holds.
+
+        The guess is the cart as this process last wrote it, or for a StartCart the empty
+        stream its append expects; without one, the cart is read (proven). The append
+        proves a guess; a stale one fails and brings back the events it missed, folded
+        in to decide again (once: another conflict goes on to the locked retries). A
+        refusal or a no-op proves nothing (nothing is appended), so on a guess the cart is
+        read and the command decided again. Each `continue` turns a one-way flag, so
+        this runs at most three times.
+        """
+        cart_id, pinned = command.cart_id, context.expected_version is not None
+        state = self._guess(command, context)
+        proven = state is None
+        if state is None:
+            state = self.load(cart_id)
+        caught_up = False
+        while True:
+            try:
+                outcome = self._decide_against(state, command, context, command_id, catch_up=0 if pinned else CATCH_UP)
+            except DomainError:
+                if proven:
+                    raise
+                state, proven = self.load(cart_id), True
+                continue
+            except WrongExpectedVersionError as behind:
+                ahead = None if pinned or caught_up else fold_missed(state, behind.missed)
+                if ahead is None:
+                    if self.last_written is not None:
+                        self.last_written.forget(cart_id)  # it may be wrong in a way the append cannot fix (a restore)
+                    raise
+                state, proven, caught_up = ahead, True, True
+                continue
+            if not outcome.events and not proven:
+                state, proven = self.load(cart_id), True
+                continue
+            if self.last_written is not None:
+                self.last_written.remember(outcome.state)  # committed: the statement was its own transaction
+            return outcome
+
+    def _guess(self, command: c.CartCommand, context: Context) -> CartState | None:
+        if starts_unread(command, context):
+            return initial_state(command.cart_id)
+        if self.last_written is None or context.expected_version is not None:
+            return None  # a pinned version is checked against what the log holds
+        return self.last_written.get(command.cart_id)
+
     def _handle_once(self, command: c.CartCommand, context: Context, command_id: str | None) -> Outcome:
-        state = self.load(command.cart_id)
+        return self._decide_against(self.load(command.cart_id), command, context, command_id)
+
+    def _decide_against(
+        self, state: CartState, command: c.CartCommand, context: Context, command_id: str | None, catch_up: int = 0
+    ) -> Outcome:
         if not isinstance(command, c.StartCart):
             check_access(state, context.actor)
         if context.expected_version is not None and context.expected_version != state.version:
             raise errors.StaleVersionError(
                 f"The cart is at version {state.version}, not {context.expected_version}; reload it and try again."
             )
-        return self._decide_and_append(state, command, context, command_id)
+        return self._decide_and_append(state, command, context, command_id, catch_up)
 
     def _decide_and_append(
-        self, state: CartState, command: c.CartCommand, context: Context, command_id: str | None
+        self, state: CartState, command: c.CartCommand, context: Context, command_id: str | None, catch_up: int = 0
     ) -> Outcome:
         new_events = decide(state, command)
         if not new_events:
@@ -158,8 +210,23 @@ class CommandHandler:
             alongside.append(self.snapshots.row(new_state))
         if command_id:
             alongside.append(self.processed.row(command_id, command))  # its key taken: RowConflictError
-        recorded = self.store.append(stream_id(command.cart_id), state.version, to_append, alongside=alongside)
+        recorded = self.store.append(
+            stream_id(command.cart_id), state.version, to_append, alongside=alongside, catch_up=catch_up
+        )
         return Outcome(state=new_state, events=recorded)
+
+
+# A guess this far behind (or more) is not caught up from a failed append: the cart is read
+# from its snapshot instead, which folds no more events than this.
+CATCH_UP = snapshots.EVERY
+
+
+def fold_missed(state: CartState, missed: Sequence[RecordedEvent] | None) -> CartState | None:
+    """`state` with the events its failed append missed folded in; None if they are not
+    known, do not follow it, or may not be all of them (a full batch)."""
+    if not missed or len(missed) >= CATCH_UP or missed[0].version != state.version + 1:
+        return None
+    return fold_recorded(state, missed)
 
 
 def starts_unread(command: c.CartCommand, context: Context) -> bool:

@@ -53,10 +53,13 @@ class Row:
     only_if: str = ""
 
 
-def to_sql(row: Row, appended: Callable[[Appended], str] | Mapping[Appended, Any]) -> tuple[str, list[Any]]:
+def to_sql(
+    row: Row, appended: Callable[[Appended], str] | Mapping[Appended, Any], *, when: str = ""
+) -> tuple[str, list[Any]]:
     """The row's INSERT and its parameters. `appended` says how to write an appended value:
     a module-level function spells it in SQL (a subquery of the append's CTE, on PostgreSQL),
-    a mapping gives its value as a parameter (the append already ran: SQLite)."""
+    a mapping gives its value as a parameter (the append already ran: SQLite). `when`, an SQL
+    condition, writes the row only if it holds (PostgreSQL: only if the append appended)."""
     in_sql = callable(appended)
     params: list[Any] = []
     shape: list[tuple[str, Appended | None]] = []
@@ -69,7 +72,7 @@ def to_sql(row: Row, appended: Callable[[Appended], str] | Mapping[Appended, Any
             shape.append((column, None))
             params.append(value)
     spell = cast(Callable[[Appended], str], appended) if in_sql else _parameter
-    return _insert(row.table, row.key, tuple(shape), row.replace, row.only_if, spell), params
+    return _insert(row.table, row.key, tuple(shape), row.replace, row.only_if, spell, when), params
 
 
 def _parameter(value: Appended) -> str:
@@ -84,11 +87,14 @@ def _insert(
     replace: bool,
     only_if: str,
     value_of: Callable[[Appended], str],
+    when: str,
 ) -> str:
     """The INSERT for rows of one shape, built once: a command writes the same few shapes."""
     columns = [column for column, _ in shape]
-    placeholders = ["%s" if appended is None else value_of(appended) for _, appended in shape]
-    sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(placeholders)})"
+    placeholders = ", ".join("%s" if appended is None else value_of(appended) for _, appended in shape)
+    # INSERT … SELECT: PostgreSQL still types each parameter by its column, as with VALUES.
+    values = f"SELECT {placeholders} WHERE {when}" if when else f"VALUES ({placeholders})"
+    sql = f"INSERT INTO {table} ({', '.join(columns)}) {values}"
     if replace:
         updates = ", ".join(f"{column} = excluded.{column}" for column in columns if column != key)
         sql += f" ON CONFLICT ({key}) DO UPDATE SET {updates}"

@@ -93,6 +93,17 @@ def django_db_setup(django_db_setup: None, django_db_blocker) -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _no_cart_remembered_from_another_test() -> None:
+    """The handler remembers the carts it wrote (carts/last_written.py); a test's database starts
+    over, as a restored one would, so the process forgets them, as it would be restarted."""
+    from carts import handler
+
+    for installed in handler._installed:
+        if installed.last_written is not None:
+            installed.last_written.clear()
+
+
+@pytest.fixture(autouse=True)
 def _event_archive_per_test(settings, tmp_path_factory: pytest.TempPathFactory) -> None:
     """Each test archives into a folder of its own, never the developer's var/archive
     (the archiver runs among the consumers, so any test of run_consumers archives)."""

@@ -95,6 +95,44 @@ class EventStoreContract:
         self.store.append(s, 2, [new(n=3)])  # the store is usable after the refusal
         assert self.store.stream_version(s) == 3
 
+    # --- catching up: a stale append that says what it missed ------------------------
+
+    def test_a_stale_append_asked_to_catch_up_returns_what_it_missed_and_appends_nothing(self) -> None:
+        s = stream()
+        written = self.store.append(s, 0, [new(n=1), new(n=2), new(n=3), new(n=4)])
+        with pytest.raises(WrongExpectedVersionError) as behind:
+            self.store.append(s, 1, [new(n=99)], catch_up=10)
+        assert behind.value.missed == written[1:]  # versions 2, 3, 4 with every field
+        assert [e.data["n"] for e in self.store.read_stream(s)] == [1, 2, 3, 4]
+
+    def test_catching_up_returns_at_most_what_was_asked_for_oldest_first(self) -> None:
+        s = stream()
+        self.store.append(s, 0, [new(n=n) for n in range(1, 6)])
+        with pytest.raises(WrongExpectedVersionError) as behind:
+            self.store.append(s, 1, [new(n=99)], catch_up=2)
+        assert [(e.version, e.data["n"]) for e in behind.value.missed or []] == [(2, 2), (3, 3)]
+
+    def test_an_append_that_catches_up_appends_as_any_other_when_the_version_holds(self) -> None:
+        s = stream()
+        self.store.append(s, 0, [new(n=1)])
+        [appended] = self.store.append(s, 1, [new(n=2)], catch_up=10)
+        assert appended.version == 2 and self.store.read_stream(s)[-1] == appended
+
+    def test_an_append_expecting_more_than_the_stream_has_misses_nothing(self) -> None:
+        s = stream()
+        self.store.append(s, 0, [new(n=1)])
+        with pytest.raises(WrongExpectedVersionError) as behind:
+            self.store.append(s, 5, [new(n=99)], catch_up=10)
+        assert behind.value.missed == []
+        assert self.store.stream_version(s) == 1
+
+    def test_without_catch_up_a_stale_append_says_nothing_of_what_it_missed(self) -> None:
+        s = stream()
+        self.store.append(s, 0, [new(n=1)])
+        with pytest.raises(WrongExpectedVersionError) as behind:
+            self.store.append(s, 0, [new(n=2)])
+        assert behind.value.missed is None
+
     def test_a_failed_unit_of_work_appends_nothing(self) -> None:
         s = stream()
         with pytest.raises(ZeroDivisionError), self.store.atomic():

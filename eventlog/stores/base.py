@@ -27,12 +27,23 @@ class LogReader(Protocol):
 
 class EventStore(LogReader, Protocol):
     def append(
-        self, stream_id: str, expected_version: int, events: Sequence[NewEvent], *, alongside: Sequence[Row] = ()
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        *,
+        alongside: Sequence[Row] = (),
+        catch_up: int = 0,
     ) -> list[RecordedEvent]:
         """Append `events` as versions expected_version+1.. of `stream_id`, and write the rows
         `alongside` (eventlog.alongside), all or nothing: in the current transaction, or in
         one of their own outside one. WrongExpectedVersionError if the stream is not at
-        `expected_version`; RowConflictError if a row's key is taken (nothing is written)."""
+        `expected_version`; RowConflictError if a row's key is taken (nothing is written).
+
+        With `catch_up` > 0 a WrongExpectedVersionError carries the events the append missed
+        (its `missed`: the first `catch_up` after `expected_version`), so that a writer that
+        decided on an old state can catch up without another read; on PostgreSQL the same
+        statement returns them."""
         ...
 
     def read_stream(

@@ -31,14 +31,23 @@ class MemoryStore:
         self.tables: dict[str, dict[Any, dict[str, Any]]] = {}  # the rows written alongside: table -> key -> row
 
     def append(
-        self, stream_id: str, expected_version: int, events: Sequence[NewEvent], *, alongside: Sequence[Row] = ()
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        *,
+        alongside: Sequence[Row] = (),
+        catch_up: int = 0,
     ) -> list[RecordedEvent]:
         if not events:
             return []
         with self._lock:
             current = self.stream_version(stream_id)
             if current != expected_version:
-                raise WrongExpectedVersionError(stream_id, expected_version, current)
+                missed = self.read_stream(stream_id, expected_version + catch_up, after_version=expected_version)
+                raise WrongExpectedVersionError(
+                    stream_id, expected_version, current, missed=missed if catch_up else None
+                )
             for row in alongside:
                 if not row.replace and row.values[row.key] in self.tables.get(row.table, {}):
                     raise RowConflictError(row.table)

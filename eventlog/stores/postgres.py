@@ -24,7 +24,7 @@ from ..errors import RowConflictError, WrongExpectedVersionError
 from ..records import NewEvent, RecordedEvent
 from . import wire
 from .base import LogReader
-from .sql import SqlStore, dumps
+from .sql import COLUMNS, SqlStore, dumps, record
 
 # The advisory lock keys eventlog_append uses. Migration 0003 spells them in its
 # SQL (a migration must not change with the code); a test checks that they agree.
@@ -38,10 +38,17 @@ VISIBLE = "transaction_id < pg_snapshot_xmin(pg_current_snapshot())"
 
 class PostgresStore(SqlStore):
     def append(
-        self, stream_id: str, expected_version: int, events: Sequence[NewEvent], *, alongside: Sequence[Row] = ()
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        *,
+        alongside: Sequence[Row] = (),
+        catch_up: int = 0,
     ) -> list[RecordedEvent]:
         """One statement, the rows alongside included (`append_statement`): outside a
-        transaction it is one of its own, so a command commits in one round trip."""
+        transaction it is one of its own, so a command commits in one round trip. With
+        `catch_up`, the same statement returns the events it missed instead of failing."""
         if not events:
             return []
         recorded_at = datetime.now(UTC)
@@ -49,7 +56,7 @@ class PostgresStore(SqlStore):
         listened = settings.CONSUMER_LISTEN  # off (behind a pooler in transaction mode), nobody hears it
         at_commit = listened and category in settings.EVENTLOG_ANNOUNCE_AT_COMMIT  # else after: no commit lock
         sql, params = append_statement(
-            [stream_id, expected_version, _payload(events), recorded_at, at_commit], alongside
+            [stream_id, expected_version, _payload(events), recorded_at, at_commit], alongside, catch_up
         )
         try:
             rows = self.fetch(sql, params)
@@ -58,6 +65,11 @@ class PostgresStore(SqlStore):
             if table in {row.table for row in alongside}:
                 raise RowConflictError(table) from error
             raise WrongExpectedVersionError(stream_id, expected_version) from error
+        if catch_up:
+            if not rows or not rows[0][0]:  # not appended: the rows are the events it missed, if any
+                missed = [record(row[1:]) for row in rows]
+                raise WrongExpectedVersionError(stream_id, expected_version, missed=missed)
+            rows = [(row[1], row[4]) for row in rows]  # position, version
         if listened and not at_commit:
             announce_after_commit(category, self.connection)
         return [
@@ -129,9 +141,25 @@ class PostgresStore(SqlStore):
 
 
 APPEND = "SELECT out_position, out_version FROM eventlog_append(%s, %s, %s::jsonb, %s, %s)"
+# A catching-up append: the stream's version as this statement sees it, the append only if
+# that is the one expected (an uncorrelated subquery: PostgreSQL checks it once, before it
+# calls the function at all), and otherwise the events after the expected version.
+FOUND = "SELECT COALESCE(MAX(version), 0) AS version FROM eventlog_event WHERE stream_id = %s"
+# Before it appends, it waits in line behind a retry that holds the stream (`lock_stream`):
+# without that, writers that each take one statement overtake a retry's read and write
+# every time, and it runs out of attempts (tests/integration/test_concurrency_cart.py).
+QUEUED = f"SELECT pg_advisory_xact_lock_shared({STREAM_LOCK_CLASS}, hashtext(%s)) IS NULL AS never"
+APPEND_IF_FOUND = f"{APPEND} WHERE (SELECT version FROM found) = %s AND NOT (SELECT never FROM queued)"
+APPENDED_OR_MISSED = f"""SELECT true, out_position, NULL, NULL, out_version, NULL, NULL, NULL, NULL, NULL, NULL
+  FROM appended
+UNION ALL
+(SELECT false, {COLUMNS} FROM eventlog_event
+  WHERE stream_id = %s AND version > %s AND (SELECT version FROM found) <> %s ORDER BY version LIMIT %s)
+ORDER BY 5"""
+ROW_IF_APPENDED = "EXISTS (SELECT FROM appended)"
 
 
-def append_statement(append_params: list[Any], alongside: Sequence[Row]) -> tuple[str, list[Any]]:
+def append_statement(append_params: list[Any], alongside: Sequence[Row], catch_up: int = 0) -> tuple[str, list[Any]]:
     """The append and its rows as one statement: `eventlog_append` in a CTE, each row an
     INSERT beside it that reads the appended position or version from that CTE.
 
@@ -140,14 +168,32 @@ def append_statement(append_params: list[Any], alongside: Sequence[Row]) -> tupl
     That keeps the append on its fast path (it must be the transaction's first write,
     migration 0003); tests/integration/test_append_alongside.py checks the lock it took.
     If any part fails, the whole statement does: nothing is appended, no row is written.
+
+    With `catch_up` the statement first finds the stream's version (FOUND) and appends only
+    if it is the expected one; if not, it writes nothing (each row only if the append
+    appended: ROW_IF_APPENDED) and returns up to `catch_up` events after the expected
+    version instead (APPENDED_OR_MISSED: a flag, then the appended position and version or
+    a missed event's COLUMNS). A writer that raced it between the two still fails the
+    append's own check, as without `catch_up`.
     """
-    if not alongside:
+    if not alongside and not catch_up:
         return APPEND, append_params
-    parts, params = [f"appended AS MATERIALIZED ({APPEND})"], list(append_params)
+    stream_id, expected = append_params[0], append_params[1]
+    if catch_up:
+        parts = [
+            f"found AS MATERIALIZED ({FOUND})",
+            f"queued AS MATERIALIZED ({QUEUED})",
+            f"appended AS MATERIALIZED ({APPEND_IF_FOUND})",
+        ]
+        params = [stream_id, stream_id, *append_params, expected]
+    else:
+        parts, params = [f"appended AS MATERIALIZED ({APPEND})"], list(append_params)
     for n, row in enumerate(alongside, start=1):
-        sql, row_params = to_sql(row, _from_appended)
+        sql, row_params = to_sql(row, _from_appended, when=ROW_IF_APPENDED)
         parts.append(f"row_{n} AS ({sql})")
         params.extend(row_params)
+    if catch_up:
+        return f"WITH {', '.join(parts)} {APPENDED_OR_MISSED}", [*params, stream_id, expected, expected, catch_up]
     return f"WITH {', '.join(parts)} SELECT out_position, out_version FROM appended ORDER BY out_version", params
 
 

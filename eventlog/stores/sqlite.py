@@ -25,18 +25,30 @@ INSERT = (
 
 class SqliteStore(SqlStore):
     def append(
-        self, stream_id: str, expected_version: int, events: Sequence[NewEvent], *, alongside: Sequence[Row] = ()
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        *,
+        alongside: Sequence[Row] = (),
+        catch_up: int = 0,
     ) -> list[RecordedEvent]:
-        """The events, then the rows alongside, in one transaction (a savepoint inside one)."""
+        """The events, then the rows alongside, in one transaction (a savepoint inside one).
+        What a failed append missed (`catch_up`) is read after it, by a second statement."""
         if not events:
             return []
         recorded_at = datetime.now(UTC)
-        with transaction.atomic(using=self.using):
-            try:
-                rows = self._insert(stream_id, expected_version, events, recorded_at)
-            except IntegrityError as error:
-                raise WrongExpectedVersionError(stream_id, expected_version) from error
-            self._write(alongside, last={LAST_POSITION: rows[-1][0], LAST_VERSION: rows[-1][1]})
+        try:
+            with transaction.atomic(using=self.using):
+                try:
+                    rows = self._insert(stream_id, expected_version, events, recorded_at)
+                except IntegrityError as error:
+                    raise WrongExpectedVersionError(stream_id, expected_version) from error
+                self._write(alongside, last={LAST_POSITION: rows[-1][0], LAST_VERSION: rows[-1][1]})
+        except WrongExpectedVersionError as behind:
+            if catch_up:
+                behind.missed = self.read_stream(stream_id, expected_version + catch_up, after_version=expected_version)
+            raise
         return [
             event.recorded(position=position, stream_id=stream_id, version=version, recorded_at=recorded_at)
             for (position, version), event in zip(rows, events, strict=True)

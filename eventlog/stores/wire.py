@@ -13,7 +13,7 @@ libpq binding (`psycopg.pq`) and its rows decoded by psycopg's own loaders
   its own, as it would be through a cursor; inside `atomic()` (a retry, a
   caller's transaction) it returns None and the caller uses a cursor, so Django
   keeps full control of BEGIN, savepoints and COMMIT;
-- each statement is prepared once per connection (named `cartlog_<n>`, apart
+- each statement is prepared once per connection (named `cartlog_<its digest>`, apart
   from psycopg's own `_pg3_<n>`), with its parameters sent as text and their types
   left to PostgreSQL, which takes them from where each one is used; a connection
   that lost its prepared statements (a pooler's DISCARD ALL) prepares them again,
@@ -31,10 +31,12 @@ meanwhile, as they do while a cursor waits.
 """
 
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 from functools import partial
+from hashlib import blake2b
 from typing import Any, cast
 from uuid import UUID
 from weakref import WeakKeyDictionary
@@ -100,10 +102,17 @@ def _exec_prepared(raw: Connection[Any], prepared: _Prepared, sql: str, values: 
 
 
 def _name(raw: Connection[Any], prepared: _Prepared, sql: str) -> bytes:
+    """The statement's name on this connection, prepared first if this process has not yet.
+
+    The name is the statement's digest, so it can only ever stand for this statement:
+    if the session already has it (this process lost count of what it prepared),
+    that one is used. A name counted per connection once met a session that held it
+    for another statement ("already exists") under eight threads' retries."""
     name = prepared.names.get(sql)
     if name is None:
-        name = f"cartlog_{len(prepared.names)}".encode()
-        check_result(raw, raw.pgconn.prepare(name, numbered(sql).encode(), None))
+        name = b"cartlog_" + blake2b(sql.encode(), digest_size=12).hexdigest().encode()
+        with suppress(errors.DuplicatePreparedStatement):  # the same statement, by its name
+            check_result(raw, raw.pgconn.prepare(name, numbered(sql).encode(), None))
         prepared.names[sql] = name
     return name
 

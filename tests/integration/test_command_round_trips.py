@@ -16,7 +16,8 @@ from uuid import uuid4
 import pytest
 from django.db import connection, transaction
 
-from carts import errors, services, snapshots
+from cartlog import bootstrap
+from carts import errors, handler, services, snapshots
 from carts.handler import Context
 from carts.models import CartSnapshot
 from eventlog.alongside import LAST_VERSION, Appended, Row
@@ -49,17 +50,83 @@ def reads_the_catalog(sql: str) -> bool:
     return sql.startswith("SELECT") and "catalog_product" in sql
 
 
-def test_an_add_to_cart_is_one_read_and_one_write_outside_any_transaction_block(catalog: None) -> None:
+@contextmanager
+def another_process() -> Iterator[None]:
+    """Commands sent meanwhile go through a handler of their own, as in another process:
+    the process's handler does not learn what they write."""
+    mine = handler.installed()
+    handler.install(bootstrap.command_handler())
+    try:
+        yield
+    finally:
+        handler.install(mine)
+
+
+def kinds(sent: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    """The first word of each cart statement sent, and whether a transaction block was open."""
+    return [(sql.split()[0], in_block) for sql, in_block in sent if not reads_the_catalog(sql)]
+
+
+def test_a_command_on_a_cart_its_process_wrote_last_is_its_write_alone(catalog: None) -> None:
     cart_id = services.start_cart(ALICE).state.cart_id
     services.add_to_cart(ALICE, cart_id, "COF-001", 1)  # the product is now in the catalog's memory, if cached
     with statements() as sent:
-        services.add_to_cart(ALICE, cart_id, "COF-001", 2)
-    commands = [(sql, in_block) for sql, in_block in sent if not reads_the_catalog(sql)]
-    assert [(sql.split()[0], in_block) for sql, in_block in commands] == [("SELECT", False), ("WITH", False)]
-    assert "carts_snapshot" in commands[0][0]  # the snapshot and the events after it
-    write = commands[1][0]
+        added = services.add_to_cart(ALICE, cart_id, "COF-001", 2)
+    assert kinds(sent) == [("WITH", False)]
+    write = sent[-1][0]
     assert "eventlog_append" in write and "projection_cart_view" in write
+    assert added.state.version == 3 and added.state.item_count == 3
     assert CartView.objects.get(cart_id=cart_id).item_count == 3
+
+
+def test_an_add_to_cart_on_a_cart_its_process_does_not_remember_is_one_read_and_one_write(catalog: None) -> None:
+    with another_process():
+        cart_id = services.start_cart(ALICE).state.cart_id
+        services.add_to_cart(ALICE, cart_id, "COF-001", 1)
+    with statements() as sent:
+        services.add_to_cart(ALICE, cart_id, "COF-001", 2)
+    assert kinds(sent) == [("SELECT", False), ("WITH", False)]
+    assert "carts_snapshot" in next(sql for sql, _ in sent if not reads_the_catalog(sql))  # snapshot, events after it
+    assert CartView.objects.get(cart_id=cart_id).item_count == 3
+
+
+def test_a_stale_guess_costs_a_failed_write_that_brings_back_what_it_missed(catalog: None) -> None:
+    cart_id = services.start_cart(ALICE).state.cart_id
+    services.add_to_cart(ALICE, cart_id, "COF-001", 1)  # remembered at version 2
+    with another_process():
+        services.add_to_cart(ALICE, cart_id, "KIT-001", 1)  # version 3, unknown to this process
+    with statements() as sent:
+        added = services.add_to_cart(ALICE, cart_id, "COF-001", 2)
+    # the write expecting version 2 writes nothing and returns event 3; the write decided again
+    assert kinds(sent) == [("WITH", False), ("WITH", False)]
+    assert added.state.version == 4
+    assert {line.sku: line.quantity for line in added.state.lines} == {"COF-001": 3, "KIT-001": 1}
+    view = CartView.objects.get(cart_id=cart_id)
+    assert (view.version, view.item_count) == (4, 4)
+    assert [e.version for e in PostgresStore().read_stream(f"cart-{cart_id}")] == [1, 2, 3, 4]
+
+
+def test_a_refusal_is_never_decided_on_a_guess(catalog: None) -> None:
+    cart_id = services.start_cart(ALICE).state.cart_id
+    services.add_to_cart(ALICE, cart_id, "COF-001", 1)  # remembered: no TEA-001 in the cart
+    with another_process():
+        services.add_to_cart(ALICE, cart_id, "KIT-001", 1)
+    with statements() as sent:
+        removed = services.remove_from_cart(ALICE, cart_id, "KIT-001")  # refused by the guess
+    # the guess refuses, so the cart is read, and the command decided on what the log holds
+    assert kinds(sent) == [("SELECT", False), ("WITH", False)]
+    assert [line.sku for line in removed.state.lines] == ["COF-001"] and removed.state.version == 4
+
+
+def test_a_command_that_changes_nothing_on_a_guess_is_decided_again_on_the_log(catalog: None) -> None:
+    cart_id = services.start_cart(ALICE).state.cart_id
+    services.add_to_cart(ALICE, cart_id, "COF-001", 1)  # remembered: quantity 1
+    with another_process():
+        services.update_quantity(ALICE, cart_id, "COF-001", 5)
+    with statements() as sent:
+        updated = services.update_quantity(ALICE, cart_id, "COF-001", 1)  # "nothing to change", by the guess
+    assert kinds(sent) == [("SELECT", False), ("WITH", False)]
+    assert updated.state.line("COF-001").quantity == 1 and updated.state.version == 4  # type: ignore[union-attr]
 
 
 def test_a_start_cart_is_its_write_alone(catalog: None) -> None:
@@ -77,8 +144,8 @@ def test_starting_a_cart_that_exists_is_refused_and_writes_nothing(catalog: None
     bob = Context(actor=Principal.user(2))
     with statements() as sent, pytest.raises(errors.CartAlreadyExistsError):
         services.start_cart(bob, cart_id)
-    # the unread write, refused by its expected version; then the read, and the refusal it gives
-    assert [sql.split()[0] for sql, _ in sent] == ["WITH", "SELECT"]
+    # the unread write, refused by its expected version, returns the cart's events: refused on them
+    assert [sql.split()[0] for sql, _ in sent] == ["WITH"]
     assert [e.version for e in PostgresStore().read_stream(f"cart-{cart_id}")] == [1, 2]
     view = CartView.objects.get(cart_id=cart_id)
     assert (view.version, view.owner, view.item_count) == (2, str(ALICE.actor), 1)
@@ -102,16 +169,15 @@ def test_with_an_idempotency_key_the_record_is_written_in_the_same_statement_and
     services.add_to_cart(ALICE, cart_id, "COF-001", 1)
     with statements() as sent:
         services.add_to_cart(keyed, cart_id, "COF-001", 3)
-    [load, write] = [sql for sql, in_block in sent if not in_block and not reads_the_catalog(sql)]
-    assert "carts_processed_command" not in load
+    [write] = [sql for sql, in_block in sent if not in_block and not reads_the_catalog(sql)]  # the cart remembered
     assert "carts_processed_command" in write and "projection_cart_view" in write
     with statements() as sent:
         again = services.add_to_cart(keyed, cart_id, "COF-001", 3)  # deciding again would add 3 more
     assert again.replayed and again.state.version == 3 and again.state.item_count == 4
-    # load, the write that fails on the taken key, the record, and the cart at the record's version
+    # the write that fails on the taken key, the record, and the cart at the record's version
     commands = [sql for sql, _ in sent if not reads_the_catalog(sql)]
-    assert [sql.split()[0] for sql in commands] == ["SELECT", "WITH", "SELECT", "SELECT"]
-    assert "carts_processed_command" in commands[2]
+    assert [sql.split()[0] for sql in commands] == ["WITH", "SELECT", "SELECT"]
+    assert "carts_processed_command" in commands[1]
 
 
 def test_the_fiftieth_version_writes_its_snapshot_in_the_same_statement(catalog: None) -> None:

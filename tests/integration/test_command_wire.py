@@ -47,6 +47,7 @@ def lines(cart_id: str) -> list[tuple[str, int]]:
 def test_outside_a_transaction_both_statements_go_without_a_cursor(catalog: None) -> None:
     cart_id = services.start_cart(ALICE).state.cart_id
     services.add_to_cart(ALICE, cart_id, "COF-001", 1)
+    handler.installed().last_written.clear()  # type: ignore[union-attr]  # so that the cart is read first
     with sent_with_a_cursor() as cursors:
         services.add_to_cart(ALICE, cart_id, "COF-001", 2)
     assert cursors == [False, False]
@@ -121,6 +122,18 @@ def test_statements_a_pooler_discarded_are_prepared_again(catalog: None) -> None
     services.add_to_cart(ALICE, cart_id, "COF-001", 1)
     connection.connection.execute("DEALLOCATE ALL")  # what a pooler's DISCARD ALL does to them
     services.add_to_cart(ALICE, cart_id, "COF-001", 1)
+    assert lines(cart_id) == [("COF-001", 2)]
+
+
+def test_a_statement_the_session_already_holds_is_used_by_its_name(catalog: None) -> None:
+    """A statement's name is its digest: a process that lost count of what it prepared on a
+    session (here: made to forget) finds the session's own statement under the same name."""
+    cart_id = services.start_cart(ALICE).state.cart_id
+    services.add_to_cart(ALICE, cart_id, "COF-001", 1)
+    held = prepared_here()
+    wire._connections[connection.connection].names.clear()
+    services.add_to_cart(ALICE, cart_id, "COF-001", 1)
+    assert prepared_here() == held and held
     assert lines(cart_id) == [("COF-001", 2)]
 
 

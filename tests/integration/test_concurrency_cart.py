@@ -3,17 +3,21 @@ concurrent commands on one cart never lose an update, versions have no gaps or
 duplicates, and a stale If-Match is refused (HTTP 412 in the API)."""
 
 import threading
+import time
 from collections.abc import Callable
 from uuid import uuid4
 
 import pytest
-from django.db import connections
+from django.db import connection, connections, transaction
 
 from carts import errors, services
 from carts.handler import Context, load
 from eventlog import store
+from eventlog.errors import WrongExpectedVersionError
+from eventlog.stores.postgres import STREAM_LOCK_CLASS, PostgresStore
 from kernel.principal import Principal
 from projections import cart_view
+from tests.store_contract import WAIT, new
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -119,3 +123,43 @@ def test_concurrent_starts_of_one_cart_id_make_one_cart(catalog: None) -> None:
     assert run_together(4, start) == []
     assert sorted(outcomes) == ["exists"] * 3 + ["started"]
     assert [e.type for e in store.read_stream(f"cart-{cart_id}")] == ["CartStarted"]
+
+
+def test_a_one_statement_write_waits_in_line_behind_a_retry_that_holds_the_cart(catalog: None) -> None:
+    """A retry holds the cart's stream lock while it reads and appends (`lock_stream`); a
+    first try's write, one statement, queues behind it instead of overtaking it, so the
+    retry's append goes through and the newcomer is the one that finds the cart changed."""
+    log, s = PostgresStore(), f"cart-{uuid4()}"
+    log.append(s, 0, [new(n=1)])
+    newcomer: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            PostgresStore().append(s, 1, [new(n=2)], catch_up=10)
+        except BaseException as error:
+            newcomer.append(error)
+        finally:
+            connections.close_all()
+
+    with transaction.atomic():
+        log.lock_stream(s)  # what a retry does first
+        thread = threading.Thread(target=write)
+        thread.start()
+        deadline = time.monotonic() + WAIT
+        while not waiting_for_a_stream_lock() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert waiting_for_a_stream_lock()
+        log.append(s, 1, [new(n=3)])  # the retry's append
+    thread.join(WAIT)
+    assert not thread.is_alive()
+    assert [type(error) for error in newcomer] == [WrongExpectedVersionError]
+    assert [e.data["n"] for e in log.read_stream(s)] == [1, 3]
+
+
+def waiting_for_a_stream_lock() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = %s AND NOT granted",
+            [STREAM_LOCK_CLASS],
+        )
+        return bool(cursor.fetchone()[0])

@@ -97,6 +97,20 @@ class SqlStoreContract(EventStoreContract):
             self.store.append(s, 0, [new(n=2)], alongside=[record(key, "first")])
         assert stored_record(key) is None
 
+    def test_a_stale_append_that_catches_up_writes_none_of_its_rows(self) -> None:
+        key, s = uuid4().hex, stream()
+        self.store.append(s, 0, [new(n=1)])
+        with pytest.raises(WrongExpectedVersionError) as behind:
+            self.store.append(s, 0, [new(n=2)], alongside=[record(key, "first")], catch_up=10)
+        assert [e.data["n"] for e in behind.value.missed or []] == [1]
+        assert stored_record(key) is None
+
+    def test_an_append_that_catches_up_writes_its_rows_when_it_appends(self) -> None:
+        key, s = uuid4().hex, stream()
+        self.store.append(s, 0, [new(n=1)])
+        [_, last] = self.store.append(s, 1, [new(n=2), new(n=3)], alongside=[record(key, "first")], catch_up=10)
+        assert stored_record(key) == ("first", s, 3, last.position)
+
     def test_a_row_that_fails_takes_the_append_with_it(self) -> None:
         s = stream()
         broken = Row(table="carts_processed_command", key="command_id", values={"no_such_column": 1})
