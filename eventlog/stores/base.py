@@ -87,6 +87,15 @@ class EventStore(LogReader, Protocol):
         ...
 
 
+def read_missed(store: EventStore, stream_id: str, expected_version: int, catch_up: int) -> list[RecordedEvent] | None:
+    """What an append that found `stream_id` beyond `expected_version` missed, as `catch_up`
+    asks for it: its first `catch_up` events after that version (None when not asked for).
+    The stores that cannot return them from the failed append itself read them after it."""
+    if not catch_up:
+        return None
+    return store.read_stream(stream_id, expected_version + catch_up, after_version=expected_version)
+
+
 def iter_all(log: LogReader, after_position: int = 0, batch_size: int = 1000) -> Iterator[list[RecordedEvent]]:
     """Batches of everything after `after_position` that is safe to read now."""
     while batch := log.read_all(after_position, batch_size):

@@ -19,7 +19,7 @@ from .. import registry
 from ..alongside import LAST_POSITION, LAST_VERSION, Appended, Row
 from ..errors import RowConflictError, WrongExpectedVersionError
 from ..records import NewEvent, RecordedEvent
-from .base import LogReader
+from .base import LogReader, read_missed
 from .sql import dumps
 
 
@@ -44,10 +44,8 @@ class MemoryStore:
         with self._lock:
             current = self.stream_version(stream_id)
             if current != expected_version:
-                missed = self.read_stream(stream_id, expected_version + catch_up, after_version=expected_version)
-                raise WrongExpectedVersionError(
-                    stream_id, expected_version, current, missed=missed if catch_up else None
-                )
+                missed = read_missed(self, stream_id, expected_version, catch_up)
+                raise WrongExpectedVersionError(stream_id, expected_version, current, missed=missed)
             for row in alongside:
                 if not row.replace and row.values[row.key] in self.tables.get(row.table, {}):
                     raise RowConflictError(row.table)

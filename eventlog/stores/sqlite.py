@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 from ..alongside import LAST_POSITION, LAST_VERSION, Appended, Row, to_sql
 from ..errors import RowConflictError, WrongExpectedVersionError
 from ..records import NewEvent, RecordedEvent
-from .base import LogReader
+from .base import LogReader, read_missed
 from .sql import SqlStore, dumps
 
 INSERT = (
@@ -46,8 +46,7 @@ class SqliteStore(SqlStore):
                     raise WrongExpectedVersionError(stream_id, expected_version) from error
                 self._write(alongside, last={LAST_POSITION: rows[-1][0], LAST_VERSION: rows[-1][1]})
         except WrongExpectedVersionError as behind:
-            if catch_up:
-                behind.missed = self.read_stream(stream_id, expected_version + catch_up, after_version=expected_version)
+            behind.missed = read_missed(self, stream_id, expected_version, catch_up)
             raise
         return [
             event.recorded(position=position, stream_id=stream_id, version=version, recorded_at=recorded_at)
