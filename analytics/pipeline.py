@@ -78,6 +78,12 @@ class PipelineResult:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
+def session_settings(covers: int) -> dict[str, str]:
+    """The Spark settings of a run over an archive of `covers` events (`common.sized_for`), with
+    the driver's heap from SPARK_DRIVER_MEMORY when it is set."""
+    return common.sized_for(covers, driver_memory=settings.SPARK_DRIVER_MEMORY)
+
+
 def run_all(progress: Progress | None = None, *, spark: SparkSession | None = None) -> PipelineResult:
     say = _reporter(progress)
     timings: dict[str, float] = {}
@@ -93,7 +99,7 @@ def run_all(progress: Progress | None = None, *, spark: SparkSession | None = No
     covers = archived.position
     # Stopped at the end only if this run started it (not the caller's, nor one already running here).
     owned = spark is None and SparkSession.getActiveSession() is None
-    session = spark or common.spark_session("cartlog-analytics", settings.SPARK_MASTER, **common.sized_for(covers))
+    session = spark or common.spark_session("cartlog-analytics", settings.SPARK_MASTER, **session_settings(covers))
     try:
         # Every job reads the archive's cart events through common.cart_events: kept in memory once
         # for all of them (the raw archive is not: counting it reads one column).

@@ -63,7 +63,10 @@ def main(argv: list[str]) -> int:
     from spark_jobs import common
 
     spark: SparkSession = common.spark_session(
-        "cartlog-bench", args.master, **{"spark.ui.enabled": "false", "spark.driver.memory": "4g"}
+        # Sized as analytics.pipeline.run_all sizes its session for the largest archive measured.
+        "cartlog-bench",
+        args.master,
+        **{"spark.ui.enabled": "false", **common.sized_for(max(args.events))},
     )
     spark.sparkContext.setLogLevel("ERROR")
     results: dict[int, dict[str, Any]] = {}

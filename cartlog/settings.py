@@ -300,6 +300,9 @@ ANALYTICS_HARD_TIME_LIMIT = int(os.environ.get("ANALYTICS_HARD_TIME_LIMIT", "210
 
 # --- Spark and the archive -----------------------------------------------------
 SPARK_MASTER = os.environ.get("SPARK_MASTER", "local[*]")
+# The heap of the driver JVM the analytics pipeline starts, for an archive above 100,000 events
+# (e.g. "8g"); unset: spark_jobs.common.DRIVER_MEMORY (4g). On local[*] it is the executor's too.
+SPARK_DRIVER_MEMORY = os.environ.get("SPARK_DRIVER_MEMORY") or None
 
 
 def local_path(name: str, value: str) -> str:

@@ -132,15 +132,24 @@ TASKS_PER_CORE = 2  # the tuning guide's 2-3: a slow task does not hold a whole 
 # (2 cores under load, 2026-11-26); the threshold is a guess between that and 1M events, where C2 pays.
 SMALL_ARCHIVE_EVENTS = 100_000
 SMALL_ARCHIVE = {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1"}
+# The heap of the driver JVM for a larger archive. On a local master the driver is the only
+# executor: it holds the cached cart events and every shuffle. With Spark's own 1 GB, the
+# analytics of 5M events took 45 s against 35 s with 4 GB (the cache spilled to disk, the
+# collector ran more: docs/benchmarks.md, tenth pass). A maximum, not a reservation: the heap
+# grows to it only when the work needs it.
+DRIVER_MEMORY = "4g"
 
 
-def sized_for(events: int) -> dict[str, str]:
-    """Settings for a session that will read an archive of `events` events (`spark_session(**conf)`).
+def sized_for(events: int, driver_memory: str | None = None) -> dict[str, str]:
+    """Settings for a session that will read an archive of `events` events (`spark_session(**conf)`):
+    the quick JIT compiler for a small one, `driver_memory` (default DRIVER_MEMORY) for a larger one.
 
     Only a driver JVM the session starts takes them (not one already running); they replace
-    a `spark.driver.extraJavaOptions` of spark-defaults.conf.
+    a `spark.driver.extraJavaOptions` or `spark.driver.memory` of spark-defaults.conf.
     """
-    return dict(SMALL_ARCHIVE) if events <= SMALL_ARCHIVE_EVENTS else {}
+    if events <= SMALL_ARCHIVE_EVENTS:
+        return dict(SMALL_ARCHIVE)
+    return {"spark.driver.memory": driver_memory or DRIVER_MEMORY}
 
 
 def size_shuffles(session: SparkSession) -> int:

@@ -73,6 +73,18 @@ def test_an_output_given_as_a_function_is_built_in_its_thread_and_collected_like
     assert together == {"summary": views["summary"].collect(), "later": views["funnel_daily"].collect()}
 
 
-def test_a_small_archive_gets_the_quick_jit_compiler_and_a_large_one_the_defaults() -> None:
+def test_a_small_archive_gets_the_quick_jit_compiler_and_a_large_one_a_larger_driver_heap() -> None:
     assert common.sized_for(1_000) == {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1"}
-    assert common.sized_for(common.SMALL_ARCHIVE_EVENTS + 1) == {}
+    assert common.sized_for(100_000) == {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1"}
+    assert common.sized_for(100_001) == {"spark.driver.memory": "4g"}
+    assert common.sized_for(5_000_000, driver_memory="8g") == {"spark.driver.memory": "8g"}
+
+
+def test_the_pipeline_takes_the_driver_heap_from_its_setting(settings) -> None:  # type: ignore[no-untyped-def]
+    from analytics.pipeline import session_settings
+
+    settings.SPARK_DRIVER_MEMORY = None
+    assert session_settings(5_000_000) == {"spark.driver.memory": "4g"}
+    settings.SPARK_DRIVER_MEMORY = "8g"
+    assert session_settings(5_000_000) == {"spark.driver.memory": "8g"}
+    assert session_settings(1_000) == {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1"}
