@@ -52,5 +52,11 @@ if [ "$MODE" = "test" ]; then
         step "Debian's chromium already installed"
     fi
     done_step
+    # The Celery worker's broker-outage test starts and stops a Redis of its own.
+    if ! command -v redis-server >/dev/null 2>&1; then
+        step "installing Debian's redis-server for the broker-outage test"
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+        done_step
+    fi
 fi
 echo "setup: ready"

@@ -86,12 +86,12 @@ def test_a_worker_on_redis_archives_the_database_it_is_pointed_at(catalog: None,
     assert archived_event_ids(tmp_path / "archive") == logged_event_ids()
 
 
-def start_worker(queue: str, *, archive: Path, var: Path) -> subprocess.Popen[str]:
+def start_worker(queue: str, *, archive: Path, var: Path, broker: str = REDIS) -> subprocess.Popen[str]:
     env = {
         **os.environ,
         "DATABASE_URL": database_url(),
-        "CELERY_BROKER_URL": REDIS,
-        "CELERY_RESULT_BACKEND": REDIS,
+        "CELERY_BROKER_URL": broker,
+        "CELERY_RESULT_BACKEND": broker,
         "EVENT_ARCHIVE_PATH": str(archive),
         "CARTLOG_VAR_DIR": str(var),
     }

@@ -1,0 +1,109 @@
+"""The Celery worker outlives an outage of PostgreSQL and of its broker: the same process, not
+restarted, runs the next task once the service is back (the worker of `docker-compose.yml`,
+which runs the analytics pipeline and rebuilds)."""
+
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+from uuid import uuid4
+
+import pytest
+from celery import Celery
+
+from tests.fault_helpers import outage, report
+from tests.integration.test_celery import archived_event_ids, logged_event_ids, shop, start_worker
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+SHARED_REDIS = "redis://127.0.0.1:6379/14"
+
+
+def archive_on(broker: str, queue: str, timeout: float = 90) -> dict[str, object]:
+    # Not the current app: shared tasks elsewhere in the suite must keep the eager project app.
+    client = Celery("test-client", broker=broker, backend=broker, set_as_current=False)
+    try:
+        return client.send_task("analytics.tasks.archive_events", queue=queue).get(timeout=timeout)  # type: ignore[no-any-return]
+    finally:
+        client.close()
+
+
+def test_the_worker_runs_the_next_task_after_a_database_outage(catalog: None, tmp_path: Path) -> None:
+    shop(2)
+    queue = f"test-outage-db-{uuid4().hex}"
+    worker = start_worker(queue, archive=tmp_path / "archive", var=tmp_path / "var")
+    try:
+        assert archive_on(SHARED_REDIS, queue)["written"] == 4
+
+        outage(3.0)  # every session cut, the worker's included; no new one for 3 s
+        shop(1)
+        began = time.monotonic()
+        second = archive_on(SHARED_REDIS, queue)
+        report(f"celery worker: first task after a database outage done in {time.monotonic() - began:.2f} s")
+
+        assert worker.poll() is None, "the worker exited"
+        assert second["written"] == 2
+    finally:
+        worker.terminate()
+        output = worker.communicate(timeout=30)[0]
+    assert archived_event_ids(tmp_path / "archive") == logged_event_ids(), output
+
+
+def test_the_worker_runs_the_next_task_after_its_broker_was_away(catalog: None, tmp_path: Path) -> None:
+    port = free_port()
+    broker = f"redis://127.0.0.1:{port}/0"
+    redis = start_redis(port)
+    shop(2)
+    queue = f"test-outage-broker-{uuid4().hex}"
+    worker = start_worker(queue, archive=tmp_path / "archive", var=tmp_path / "var", broker=broker)
+    try:
+        assert archive_on(broker, queue)["written"] == 4
+
+        stop_redis(redis)
+        time.sleep(3.0)  # the worker loses its broker connection and retries
+        assert worker.poll() is None, "the worker exited while its broker was away"
+        redis = start_redis(port)
+        shop(1)
+        began = time.monotonic()
+        second = archive_on(broker, queue)
+        report(f"celery worker: first task after its broker came back done in {time.monotonic() - began:.2f} s")
+
+        assert worker.poll() is None, "the worker exited"
+        assert second["written"] == 2
+    finally:
+        worker.terminate()
+        output = worker.communicate(timeout=30)[0]
+        stop_redis(redis)
+    assert archived_event_ids(tmp_path / "archive") == logged_event_ids(), output
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_redis(port: int) -> subprocess.Popen[bytes]:
+    """A Redis of this test's own (the shared one on 6379 serves the rest of the suite), nothing on disk."""
+    binary = shutil.which("redis-server")
+    assert binary, "redis-server is not installed (scripts/setup.sh installs it)"
+    process = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return process
+        except OSError:
+            assert time.monotonic() < deadline, "the test's Redis did not start"
+            time.sleep(0.05)
+
+
+def stop_redis(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.kill()
+        process.wait(timeout=10)
