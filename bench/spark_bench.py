@@ -63,7 +63,7 @@ def main(argv: list[str]) -> int:
     from spark_jobs import common
 
     spark: SparkSession = common.spark_session(
-        # Sized as analytics.pipeline.run_all sizes its session for the largest archive measured.
+        # Sized as analytics.pipeline.run_all sizes its session (SPARK_DRIVER_MEMORY unset) for the largest archive.
         "cartlog-bench",
         args.master,
         **{"spark.ui.enabled": "false", **common.sized_for(max(args.events))},
@@ -157,7 +157,7 @@ def one_run(archive: str, master: str) -> None:
     """The process `measure_small_run` times."""
     from spark_jobs import analytics, common, recommendations
 
-    sized = common.sized_for(common.checkpoint_position(archive))  # as analytics.pipeline.run_all starts its session
+    sized = common.sized_for(common.checkpoint_position(archive))  # as analytics.pipeline.run_all does, by default
     spark = common.spark_session("cartlog-bench-small", master, **{"spark.ui.enabled": "false", **sized})
     spark.sparkContext.setLogLevel("ERROR")
     catalog = common.read_catalog(spark, catalog_path(Path(archive)))
