@@ -2,6 +2,8 @@
 
 from importlib import import_module
 
+import pytest
+
 from eventlog import channels
 from eventlog.stores import postgres
 
@@ -29,8 +31,11 @@ def test_a_token_change_also_notifies_the_channel_of_its_kind() -> None:
     assert f"pg_notify('{channels.channel_of('tokens')}', 'tokens')" in migration.FORWARD
 
 
-def test_the_append_function_notifies_only_when_asked_to() -> None:
-    migration = import_module("eventlog.migrations.0006_append_may_leave_notifying_to_its_process")
+@pytest.mark.parametrize(
+    "name", ["0006_append_may_leave_notifying_to_its_process", "0007_append_releases_its_order_lock_when_canceled"]
+)
+def test_the_append_function_notifies_only_when_asked_to(name: str) -> None:
+    migration = import_module(f"eventlog.migrations.{name}")
     assert migration.CHANNEL == channels.CHANNEL
     assert "p_notify boolean DEFAULT true" in migration.FORWARD
     assert (
