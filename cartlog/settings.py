@@ -293,6 +293,9 @@ CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", CELERY_BROKER_URL or None)
+# On Redis, kombu's transport with the fix that keeps a worker alive when Redis goes away
+# right after a task (cartlog/celery_broker.py says which bug); other brokers use their own.
+CELERY_BROKER_TRANSPORT = "cartlog.celery_broker:Transport" if CELERY_BROKER_URL.startswith("redis://") else None
 ANALYTICS_INTERVAL_SECONDS = int(os.environ.get("ANALYTICS_INTERVAL_SECONDS", "3600"))
 # A pipeline run past the soft limit is told to stop (SoftTimeLimitExceeded), past the hard one killed.
 ANALYTICS_SOFT_TIME_LIMIT = int(os.environ.get("ANALYTICS_SOFT_TIME_LIMIT", "1800"))
