@@ -102,11 +102,12 @@ def run_all(progress: Progress | None = None, *, spark: SparkSession | None = No
     session = spark or common.spark_session("cartlog-analytics", settings.SPARK_MASTER, **session_settings(covers))
     try:
         # Every job reads the archive's cart events through common.cart_events: kept in memory once
-        # for all of them (the raw archive is not: counting it reads one column).
+        # for all of them where some are parsed from JSON; from Parquet by each view where none is.
         events = common.read_archive(session, archive_root(), through=covers)
         events_read = events.count()
         say(f"spark: read {events_read} archived events through position {covers} ({session.sparkContext.master})")
-        with common.cart_events_cached(events, REUSED):
+        parsed = not common.archive_is_typed(archive_root(), through=covers)
+        with common.cart_events_cached(events, REUSED, parsed=parsed):
             outputs = run_jobs(events, common.read_catalog(session, catalog_path))
             collected = {name: [row.asDict() for row in rows] for name, rows in common.collect_all(outputs).items()}
     finally:
@@ -135,9 +136,9 @@ REUSED = (*analytics_job.REUSED, *recommendations_job.REUSED)
 def run_jobs(events: DataFrame, catalog: DataFrame) -> dict[str, common.Output]:
     """Every job's outputs by name (the names of TABLES), for `common.collect_all`.
 
-    A job takes the raw archived events and parses them with `common.cart_events`;
-    `run_all` runs this inside `common.cart_events_cached`, so that parse is shared
-    (and the parts in REUSED). The recommendations are a function, built by collect_all
+    A job takes the raw archived events and reads its cart events with `common.cart_events`;
+    `run_all` runs this inside `common.cart_events_cached`, so that the parts in REUSED are
+    built once (and the cart events parsed once, where some are parsed from JSON). The recommendations are a function, built by collect_all
     beside the other views (it ran FP-Growth's fit, which started Spark jobs as it was
     built; the rules now come from the pair counts, spark_jobs/recommendations.py).
     """

@@ -200,13 +200,26 @@ def read_archive(spark: SparkSession, archive: str | Path, through: int | None =
     # with nulls for the columns they lack.
     frame = spark.read.schema(ARCHIVE_SCHEMA).option("basePath", str(events_dir)).parquet(str(events_dir))
     frame = frame.select(*ARCHIVE_SCHEMA.fieldNames()).where(F.col("position") <= through)
-    typed_from = through + 1 if checkpoint.typed_from is None else checkpoint.typed_from
+    typed_from = _typed_from(checkpoint, through)
     if typed_from <= 1:
         return frame
     untyped = with_cart_columns(frame.where(F.col("position") < typed_from).select(*EVENT_SCHEMA.fieldNames()))
     if typed_from > through:
         return untyped
     return untyped.unionByName(frame.where(F.col("position") >= typed_from))
+
+
+def archive_is_typed(archive: str | Path, through: int | None = None) -> bool:
+    """Whether `read_archive(spark, archive, through)` reads every event's cart columns as
+    Parquet columns, parsing none from `data` (an archive an older archiver started is typed
+    only from its checkpoint's `typed_from`)."""
+    checkpoint = archive_layout.read_checkpoint(archive)
+    through = checkpoint.position if through is None else min(through, checkpoint.position)
+    return _typed_from(checkpoint, through) <= 1
+
+
+def _typed_from(checkpoint: archive_layout.ArchiveCheckpoint, through: int) -> int:
+    return through + 1 if checkpoint.typed_from is None else checkpoint.typed_from
 
 
 def with_cart_columns(events: DataFrame) -> DataFrame:
@@ -259,22 +272,28 @@ def cart_events(events: DataFrame) -> DataFrame:
 
 @contextmanager
 def cart_events_cached(
-    events: DataFrame, reused: Sequence[Callable[[DataFrame], DataFrame]] = ()
+    events: DataFrame, reused: Sequence[Callable[[DataFrame], DataFrame]] = (), *, parsed: bool = True
 ) -> Iterator[DataFrame]:
-    """`cart_events(events)`, parsed once and kept in memory while the block runs, and
-    `part(cart events)` for each of `reused` (what several views of a job build alike).
+    """`part(cart_events(events))` for each of `reused` (what several views of a job build
+    alike), kept in memory while the block runs, and with `parsed` the cart events themselves.
 
-    Every job calls `cart_events(events)` itself; Spark answers a plan it has cached
-    from the cache, so inside this block the archive is read and its JSON parsed once
-    for all of them (and for every view of each), not once per view.
+    Every job calls `cart_events(events)` itself; Spark answers a plan it has cached from
+    the cache. With `parsed` (some cart columns come from parsing `data`), the archive is read
+    and its JSON parsed once for all of them, not once per view. Without it (`archive_is_typed`),
+    the cart events are not cached: each view reads the Parquet columns it needs, and that
+    costs less than filling the cache (5M events: 24-28 s for both jobs against 30-49 s
+    cached, docs/benchmarks.md, Spark).
     """
-    cart = cart_events(events).persist(StorageLevel.MEMORY_AND_DISK)
+    cart = cart_events(events)
+    if parsed:
+        cart = cart.persist(StorageLevel.MEMORY_AND_DISK)
     parts = [part(cart).persist(StorageLevel.MEMORY_AND_DISK) for part in reused]
-    cart.count()  # filled now, in one pass: jobs started together would each parse what is missing
+    if parsed:
+        cart.count()  # filled now, in one pass: jobs started together would each parse what is missing
     try:
         yield cart
     finally:
-        for frame in [*parts, cart]:
+        for frame in [*parts, *([cart] if parsed else [])]:
             frame.unpersist()
 
 

@@ -132,3 +132,16 @@ def test_the_bench_generator_writes_a_small_archive_that_fills_up_before_its_las
     )
     assert written >= 200 and positions == list(range(1, written + 1))
     assert archive_layout.read_checkpoint(tmp_path).position == written
+
+
+def test_an_archive_is_typed_when_no_event_it_reads_predates_the_typed_columns(tmp_path: Path) -> None:
+    def checkpoint(**fields: int) -> None:
+        (tmp_path / "_checkpoint.json").write_text(json.dumps({"position": 13, "events": 13, **fields}))
+
+    checkpoint(typed_from=1)
+    assert common.archive_is_typed(tmp_path)
+    checkpoint(typed_from=7)
+    assert not common.archive_is_typed(tmp_path)
+    assert not common.archive_is_typed(tmp_path, through=6)  # positions 1-6 are parsed
+    checkpoint()  # an archiver before typed columns: every event parsed
+    assert not common.archive_is_typed(tmp_path)

@@ -88,3 +88,17 @@ def test_the_pipeline_takes_the_driver_heap_from_its_setting(settings) -> None: 
     settings.SPARK_DRIVER_MEMORY = "8g"
     assert session_settings(5_000_000) == {"spark.driver.memory": "8g"}
     assert session_settings(1_000) == {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1"}
+
+
+def test_with_an_archive_typed_throughout_only_the_reused_parts_are_cached(spark: SparkSession) -> None:
+    events = events_frame(spark, LOG)
+
+    with common.cart_events_cached(events, [analytics.carts, recommendations.baskets], parsed=False):
+        assert not is_cached(common.cart_events(events))
+        assert is_cached(analytics.carts(common.cart_events(events)))
+        assert is_cached(recommendations.baskets(common.cart_events(events)))
+        views = analytics.transform(events, catalog_frame(spark, CATALOG))
+        assert reads_the_cache(views["funnel_daily"])  # per cart, from the cached part
+        assert not reads_the_cache(views["hourly_activity"])  # every event, from the archive
+
+    assert not is_cached(analytics.carts(common.cart_events(events)))
