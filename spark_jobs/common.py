@@ -282,7 +282,7 @@ def cart_events_cached(
     and its JSON parsed once for all of them, not once per view. Without it (`archive_is_typed`),
     the cart events are not cached: each view reads the Parquet columns it needs, and that
     costs less than filling the cache (5M events: 24-28 s for both jobs against 30-49 s
-    cached, docs/benchmarks.md, Spark).
+    cached: docs/benchmarks.md, Issue 12, eleventh pass).
     """
     cart = cart_events(events)
     if parsed:
