@@ -14,3 +14,9 @@ os.environ.setdefault("THROTTLE_SIGNUP_RATE", "100000/hour")
 os.environ.setdefault("READ_CACHES", "0")
 
 from cartlog.settings import *  # noqa: F403
+from cartlog.settings import STATIC_ROOT
+
+# WhiteNoise warns at every handler it is built into when STATIC_ROOT does not exist, and the
+# tests build hundreds ("No directory at: staticfiles/"): the shop's collectstatic fills it
+# (scripts/run.sh, the image); the tests serve static files through the finders either way.
+STATIC_ROOT.mkdir(exist_ok=True)
