@@ -166,7 +166,8 @@ def append_statement(append_params: list[Any], alongside: Sequence[Row], catch_u
     The rows' INSERTs run after the append: the main query reads `appended` first, and
     PostgreSQL runs data-modifying CTEs the main query does not read only once it is done.
     That keeps the append on its fast path (it must be the transaction's first write,
-    migration 0003); tests/integration/test_append_alongside.py checks the lock it took.
+    migration 0003); `test_an_append_with_rows_alongside_stays_on_the_fast_path`
+    (tests/integration/test_command_round_trips.py) checks the lock it took.
     If any part fails, the whole statement does: nothing is appended, no row is written.
 
     With `catch_up` the statement first finds the stream's version (FOUND) and appends only
