@@ -138,9 +138,10 @@ def run_jobs(events: DataFrame, catalog: DataFrame) -> dict[str, common.Output]:
 
     A job takes the raw archived events and reads its cart events with `common.cart_events`;
     `run_all` runs this inside `common.cart_events_cached`, so that the parts in REUSED are
-    built once (and the cart events parsed once, where some are parsed from JSON). The recommendations are a function, built by collect_all
-    beside the other views (it ran FP-Growth's fit, which started Spark jobs as it was
-    built; the rules now come from the pair counts, spark_jobs/recommendations.py).
+    built once (and the cart events parsed once, where some are parsed from JSON). The
+    recommendations are a function, built by collect_all beside the other views (it ran
+    FP-Growth's fit, which started Spark jobs as it was built; the rules now come from the
+    pair counts, spark_jobs/recommendations.py).
     """
     abandoned = abandoned_job.transform(
         events,

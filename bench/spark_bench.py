@@ -102,9 +102,9 @@ def measure(spark: Any, root: Path, through: int, rounds: int) -> dict[str, Any]
     # As analytics.pipeline runs them: inside common.cart_events_cached, the parts several views
     # build alike computed once and shared by both jobs, on the clock (the archive is typed: no parse).
     events = common.read_archive(spark, root, through)
+    parsed = not common.archive_is_typed(root, through)
 
     def spark_jobs(clock: Callable[[str], None]) -> dict[str, Any]:
-        parsed = not common.archive_is_typed(root, through)
         with common.cart_events_cached(events, [*analytics.REUSED, *recommendations.REUSED], parsed=parsed):
             views = common.collect_all(analytics.transform(events, catalog))
             clock("Spark analytics")
@@ -150,7 +150,8 @@ def measure_small_run(events: int, master: str, rounds: int) -> str:
     return (
         f"Run: `nice -n 10 .venv/bin/python -m bench.spark_bench --events '' --small-run {events}`: a fresh Python "
         f"process starts a `{master}` session (common.spark_session), runs both jobs over a {written:,}-event archive "
-        f"as analytics.pipeline does (the parts several views share cached, every output collected) and stops. Wall time, median of {rounds}: "
+        f"as analytics.pipeline does (the parts several views share cached, every output collected) and stops. "
+        f"Wall time, median of {rounds}: "
         f"**{statistics.median(walls):.1f} s** (every run: {', '.join(f'{w:.1f}' for w in walls)} s)."
     )
 

@@ -47,7 +47,8 @@ fi
 if [ "$MODE" = "test" ]; then
     if ! command -v chromium >/dev/null 2>&1; then
         step "installing Debian's chromium for the browser tests"
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+        apt-get update -qq  # its own line: under set -e a failure left of && would go unnoticed
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
     else
         step "Debian's chromium already installed"
     fi
@@ -55,7 +56,8 @@ if [ "$MODE" = "test" ]; then
     # The Celery worker's broker-outage test starts and stops a Redis of its own.
     if ! command -v redis-server >/dev/null 2>&1; then
         step "installing Debian's redis-server for the broker-outage test"
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+        apt-get update -qq  # its own line: under set -e a failure left of && would go unnoticed
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
         done_step
     fi
 fi

@@ -6,7 +6,9 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh test
 export PATH="$PWD/.venv/bin:$PATH"
 
-echo "== ruff"; ruff check . && ruff format --check .
+# One command a line: under `set -e` a failure on the left of `&&` would not stop the run.
+echo "== ruff"; ruff check .
+ruff format --check .
 echo "== mypy"; mypy .
 echo "== import contracts (the layers of docs/architecture.md)"; lint-imports --no-cache
 
