@@ -192,15 +192,13 @@ def read_archive(spark: SparkSession, archive: str | Path, through: int | None =
     (positions from the checkpoint's `typed_from`), parsed from `data` for the events before.
     """
     events_dir = archive_layout.events_dir(archive)
-    checkpoint = archive_layout.read_checkpoint(archive)
-    through = checkpoint.position if through is None else min(through, checkpoint.position)
+    through, typed_from = _bounds(archive, through)
     if through == 0 or not any(events_dir.glob(f"{archive_layout.PARTITION_PREFIX}*/*.parquet")):
         return spark.createDataFrame([], ARCHIVE_SCHEMA)
     # The schema given, not inferred: no footers read to plan, and older part files read
     # with nulls for the columns they lack.
     frame = spark.read.schema(ARCHIVE_SCHEMA).option("basePath", str(events_dir)).parquet(str(events_dir))
     frame = frame.select(*ARCHIVE_SCHEMA.fieldNames()).where(F.col("position") <= through)
-    typed_from = _typed_from(checkpoint, through)
     if typed_from <= 1:
         return frame
     untyped = with_cart_columns(frame.where(F.col("position") < typed_from).select(*EVENT_SCHEMA.fieldNames()))
@@ -213,13 +211,14 @@ def archive_is_typed(archive: str | Path, through: int | None = None) -> bool:
     """Whether `read_archive(spark, archive, through)` reads every event's cart columns as
     Parquet columns, parsing none from `data` (an archive an older archiver started is typed
     only from its checkpoint's `typed_from`)."""
+    return _bounds(archive, through)[1] <= 1
+
+
+def _bounds(archive: str | Path, through: int | None) -> tuple[int, int]:
+    """The last position read (`through`, at most the checkpoint's) and the first with typed columns."""
     checkpoint = archive_layout.read_checkpoint(archive)
     through = checkpoint.position if through is None else min(through, checkpoint.position)
-    return _typed_from(checkpoint, through) <= 1
-
-
-def _typed_from(checkpoint: archive_layout.ArchiveCheckpoint, through: int) -> int:
-    return through + 1 if checkpoint.typed_from is None else checkpoint.typed_from
+    return through, through + 1 if checkpoint.typed_from is None else checkpoint.typed_from
 
 
 def with_cart_columns(events: DataFrame) -> DataFrame:
@@ -287,14 +286,15 @@ def cart_events_cached(
     cart = cart_events(events)
     if parsed:
         cart = cart.persist(StorageLevel.MEMORY_AND_DISK)
-    parts = [part(cart).persist(StorageLevel.MEMORY_AND_DISK) for part in reused]
-    if parsed:
         cart.count()  # filled now, in one pass: jobs started together would each parse what is missing
+    parts = [part(cart).persist(StorageLevel.MEMORY_AND_DISK) for part in reused]
     try:
         yield cart
     finally:
-        for frame in [*parts, *([cart] if parsed else [])]:
+        for frame in parts:
             frame.unpersist()
+        if parsed:
+            cart.unpersist()
 
 
 # An output, or a function that builds one (and may run Spark jobs of its own to do so).

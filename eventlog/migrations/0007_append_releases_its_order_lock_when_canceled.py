@@ -13,7 +13,8 @@ Now the lock is taken inside the block, released at its end, and the handler cat
 cancel may land before the lock is granted or after it was released). The handler's
 check runs only on the error path; an append that succeeds costs what it did.
 
-The body is 0006's otherwise, frozen here as created. Backward restores 0006's function.
+The body is 0006's otherwise, written out whole and frozen here as created (a migration
+shows the SQL it ran). Backward restores 0006's function.
 """
 
 from importlib import import_module
@@ -75,18 +76,16 @@ END $$;
 """
 
 
-def _run(schema_editor, sql: str) -> None:  # type: ignore[no-untyped-def]
-    if schema_editor.connection.vendor == "postgresql":
-        with schema_editor.connection.cursor() as cursor:  # raw: the body holds literal % signs
-            cursor.execute(sql)
+# The function as 0006 left it (restored backward), and its way of running raw SQL on PostgreSQL only.
+PREVIOUS = import_module("eventlog.migrations.0006_append_may_leave_notifying_to_its_process")
 
 
 def forward(apps, schema_editor):  # type: ignore[no-untyped-def]
-    _run(schema_editor, FORWARD)
+    PREVIOUS._run(schema_editor, FORWARD)
 
 
 def backward(apps, schema_editor):  # type: ignore[no-untyped-def]
-    _run(schema_editor, import_module("eventlog.migrations.0006_append_may_leave_notifying_to_its_process").FORWARD)
+    PREVIOUS._run(schema_editor, PREVIOUS.FORWARD)
 
 
 class Migration(migrations.Migration):

@@ -6,6 +6,7 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 from uuid import uuid4
 
@@ -32,51 +33,48 @@ def archive_on(broker: str, queue: str, timeout: float = 90) -> dict[str, object
 
 
 def test_the_worker_runs_the_next_task_after_a_database_outage(catalog: None, tmp_path: Path) -> None:
-    shop(2)
-    queue = f"test-outage-db-{uuid4().hex}"
-    worker = start_worker(queue, archive=tmp_path / "archive", var=tmp_path / "var")
-    try:
-        assert archive_on(SHARED_REDIS, queue)["written"] == 4
-
+    def away(worker: subprocess.Popen[str]) -> None:
         outage(3.0)  # every session cut, the worker's included; no new one for 3 s
-        shop(1)
-        began = time.monotonic()
-        second = archive_on(SHARED_REDIS, queue)
-        report(f"celery worker: first task after a database outage done in {time.monotonic() - began:.2f} s")
 
-        assert worker.poll() is None, "the worker exited"
-        assert second["written"] == 2
-    finally:
-        worker.terminate()
-        output = worker.communicate(timeout=30)[0]
-    assert archived_event_ids(tmp_path / "archive") == logged_event_ids(), output
+    outlives(away, "a database outage", broker=SHARED_REDIS, tmp_path=tmp_path)
 
 
 def test_the_worker_runs_the_next_task_after_its_broker_was_away(catalog: None, tmp_path: Path) -> None:
     port = free_port()
-    broker = f"redis://127.0.0.1:{port}/0"
-    redis = start_redis(port)
+    redis = [start_redis(port)]
+
+    def away(worker: subprocess.Popen[str]) -> None:
+        stop_redis(redis[0])
+        time.sleep(3.0)  # the worker loses its broker connection and retries
+        assert worker.poll() is None, f"the worker exited while its broker was away:\n{exited(worker)}"
+        redis[0] = start_redis(port)
+
+    try:
+        outlives(away, "its broker came back", broker=f"redis://127.0.0.1:{port}/0", tmp_path=tmp_path)
+    finally:
+        stop_redis(redis[0])
+
+
+def outlives(away: Callable[[subprocess.Popen[str]], None], what: str, *, broker: str, tmp_path: Path) -> None:
+    """A worker archives the shop's events, `away(worker)` takes a service away and brings it
+    back, and the same worker process archives what the shop did meanwhile."""
     shop(2)
-    queue = f"test-outage-broker-{uuid4().hex}"
+    queue = f"test-outage-{uuid4().hex}"
     worker = start_worker(queue, archive=tmp_path / "archive", var=tmp_path / "var", broker=broker)
     try:
         assert archive_on(broker, queue)["written"] == 4
 
-        stop_redis(redis)
-        time.sleep(3.0)  # the worker loses its broker connection and retries
-        assert worker.poll() is None, f"the worker exited while its broker was away:\n{exited(worker)}"
-        redis = start_redis(port)
+        away(worker)
         shop(1)
         began = time.monotonic()
         second = archive_on(broker, queue)
-        report(f"celery worker: first task after its broker came back done in {time.monotonic() - began:.2f} s")
+        report(f"celery worker: first task after {what} done in {time.monotonic() - began:.2f} s")
 
         assert worker.poll() is None, "the worker exited"
         assert second["written"] == 2
     finally:
         worker.terminate()
         output = worker.communicate(timeout=30)[0]
-        stop_redis(redis)
     assert archived_event_ids(tmp_path / "archive") == logged_event_ids(), output
 
 
