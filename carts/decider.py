@@ -194,7 +194,10 @@ def evolve(state: CartState, event: e.CartEvent) -> CartState:
             line = state.line(sku)
             if line is None:
                 return _replace(state, lines=(*state.lines, Line(sku=sku, quantity=quantity, unit_price=price)))
-            return _with_line(state, _replace(line, quantity=line.quantity + quantity))
+            # A line has one price: the one of the shopper's latest add, which the shopper saw
+            # on the product page when adding. Keeping the first price charged a shopper for
+            # the new units a price the log says they were not added at (docs/events.md).
+            return _with_line(state, _replace(line, quantity=line.quantity + quantity, unit_price=price))
         case e.ItemQuantityChanged(sku=sku, to_quantity=quantity):
             line = state.line(sku)
             return _with_line(state, _replace(line, quantity=quantity)) if line else state
@@ -202,8 +205,17 @@ def evolve(state: CartState, event: e.CartEvent) -> CartState:
             return _replace(state, lines=tuple(line for line in state.lines if line.sku != sku))
         case e.CartOwnerChanged(to_owner=owner):
             return _replace(state, owner=owner)
-        case e.CheckedOut(order_id=order_id, discount=discount, coupon=coupon):
-            return _replace(state, status=CartStatus.CHECKED_OUT, order_id=order_id, discount=discount, coupon=coupon)
+        case e.CheckedOut(order_id=order_id, lines=lines, discount=discount, coupon=coupon):
+            # The order's lines are final: a checked-out cart shows them as they were ordered,
+            # whatever a later version of this fold makes of the events before them.
+            return _replace(
+                state,
+                status=CartStatus.CHECKED_OUT,
+                lines=tuple(_ordered_line(line) for line in lines),
+                order_id=order_id,
+                discount=discount,
+                coupon=coupon,
+            )
     return state
 
 
@@ -234,6 +246,10 @@ def fold_recorded(state: CartState, recorded: Iterable[StoredEvent]) -> CartStat
     # `evolve` never reads the version, so it is set once, from the last event (a
     # rebuild folds millions of events: one copy of the state per event is enough).
     return state if last is None else _replace(state, version=last.version)
+
+
+def _ordered_line(line: dict[str, Any]) -> Line:
+    return Line(sku=line["sku"], quantity=int(line["quantity"]), unit_price=Decimal(str(line["unit_price"])))
 
 
 def _with_line(state: CartState, new: Line) -> CartState:

@@ -28,7 +28,7 @@ from .decider import CartState, CartStatus, Line, StoredEvent
 from .models import CartSnapshot
 from .streams import stream_id
 
-SCHEMA = 1
+SCHEMA = 2  # 2: a line takes the price of its latest ItemAdded; a checkout takes the order's lines
 EVERY = 50
 
 

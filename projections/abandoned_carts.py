@@ -24,7 +24,9 @@ from eventlog.records import RecordedEvent
 from .abandonment import Activity, Line, Rule, Watch, is_abandoned, observe
 
 NAME = "abandoned_carts"
-VERSION = 1
+# 2: a line is worth the price of its latest add, as the cart's own fold prices it;
+# `run_consumers` rebuilds a live table of version 1.
+VERSION = 2
 TABLE = "projection_abandoned_carts"
 KEY = "cart_id"
 CATEGORIES: tuple[str, ...] = ("cart",)

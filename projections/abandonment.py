@@ -103,7 +103,7 @@ def is_abandoned(watch: Watch, watermark: datetime | None, rule: Rule) -> bool:
 
 
 def _lines_after(lines: tuple[Line, ...], activity: Activity) -> tuple[Line, ...]:
-    # The cart's own arithmetic (carts/decider.py: evolve): a line keeps the price it was first added at.
+    # The cart's own arithmetic (carts/decider.py: evolve): a line is at the price of its latest add.
     sku = activity.sku
     current = next((line for line in lines if line.sku == sku), None)
     if activity.type == "ItemAdded" and sku is not None:
@@ -112,7 +112,14 @@ def _lines_after(lines: tuple[Line, ...], activity: Activity) -> tuple[Line, ...
                 *lines,
                 Line(sku=sku, quantity=activity.quantity or 0, unit_price=activity.unit_price or Decimal(0)),
             )
-        return _with(lines, replace(current, quantity=current.quantity + (activity.quantity or 0)))
+        return _with(
+            lines,
+            replace(
+                current,
+                quantity=current.quantity + (activity.quantity or 0),
+                unit_price=activity.unit_price or current.unit_price,
+            ),
+        )
     if activity.type == "ItemQuantityChanged" and current is not None:
         return _with(lines, replace(current, quantity=activity.to_quantity or 0))
     if activity.type == "ItemRemoved":

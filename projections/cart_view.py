@@ -23,7 +23,9 @@ from eventlog.records import NewEvent, RecordedEvent
 from eventlog.stores.sql import dumps
 
 NAME = "cart_view"
-VERSION = 1
+# 2: a line is at the price of its latest add, a checked-out cart shows the order's lines
+# (carts/decider.py: evolve); `run_consumers` rebuilds a live table of version 1.
+VERSION = 2
 TABLE = "projection_cart_view"
 KEY = "cart_id"
 CATEGORIES: tuple[str, ...] = ("cart",)

@@ -74,14 +74,15 @@ def _lines(cart: DataFrame) -> DataFrame:
 
 
 def _values(cart: DataFrame) -> DataFrame:
-    """Per cart, what its remaining lines are worth (a line keeps the price it was started at)."""
+    """Per cart, what its remaining lines are worth (a line is at the price of its latest add,
+    as the cart's own fold prices it: carts/decider.py, evolve)."""
     line = Window.partitionBy("cart_id", "sku").orderBy("position")
     whole_line = line.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
-    starts = (F.col("type") == "ItemAdded") & (F.col("before") == 0)
+    added = F.col("type") == "ItemAdded"
     priced = _lines(cart).select(
         "cart_id",
         F.last("after").over(whole_line).alias("quantity"),
-        F.last(F.when(starts, F.col("unit_price")), ignorenulls=True).over(whole_line).alias("price"),
+        F.last(F.when(added, F.col("unit_price")), ignorenulls=True).over(whole_line).alias("price"),
     )
     return priced.distinct().groupBy("cart_id").agg(F.sum(F.col("quantity") * F.col("price")).alias("value"))
 

@@ -76,6 +76,8 @@ def test_a_price_change_is_an_event_and_the_product_table_follows_it_in_the_same
 def test_a_cart_keeps_the_price_it_captured_and_a_later_add_takes_the_new_one(
     client: Client, listed_catalog: None
 ) -> None:
+    # A price change never changes a cart; the shopper's next add of that product puts the
+    # whole line at the price the product page showed then.
     add(client, "COF-001")
     services.change_price("COF-001", Decimal("14.00"), actor="user:1")
     add(client, "KIT-001")
@@ -89,6 +91,12 @@ def test_a_cart_keeps_the_price_it_captured_and_a_later_add_takes_the_new_one(
         "24.00",
         "14.00",
     ]
+    view = cart_row(client)
+    assert [(line["sku"], line["quantity"], line["unit_price"]) for line in view.lines] == [
+        ("COF-001", 2, "14.00"),
+        ("KIT-001", 1, "24.00"),
+    ]
+    assert view.subtotal == Decimal("52.00")  # 2 x 14.00 + 24.00
 
 
 def test_the_cart_history_shows_the_price_changes_before_each_item_added(client: Client, listed_catalog: None) -> None:

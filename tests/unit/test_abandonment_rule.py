@@ -54,15 +54,17 @@ def test_lines_follow_the_carts_own_arithmetic() -> None:
     cart = fold(
         [
             added(0, "COF-001", 2, "10.00"),
-            added(1, "COF-001", 1, "12.00"),  # an existing line keeps its first price
+            added(1, "COF-001", 1, "12.00"),  # the whole line is now at the latest add's price
             added(2, "TEA-001", 1, "5.50"),
             Activity(type="ItemQuantityChanged", occurred_at=at(3), sku="TEA-001", to_quantity=4),
-            Activity(type="ItemRemoved", occurred_at=at(4), sku="COF-001"),
+            added(4, "KIT-001", 1, "24.00"),
+            Activity(type="ItemRemoved", occurred_at=at(5), sku="KIT-001"),
         ],
         RULE,
     )
 
-    assert cart.item_count == 4 and cart.value == Decimal("22.00")
+    # 3 x 12.00 + 4 x 5.50
+    assert cart.item_count == 7 and cart.value == Decimal("58.00")
 
 
 def test_observing_never_changes_the_watch_it_was_given() -> None:

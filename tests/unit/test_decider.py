@@ -27,6 +27,50 @@ def test_adding_captures_the_price_of_that_moment() -> None:
     assert decide(open_cart(), add(2)) == [e.ItemAdded(sku="COF-001", quantity=2, unit_price=Decimal("12.50"))]
 
 
+def test_adding_more_of_a_line_puts_the_whole_line_at_the_price_of_that_add() -> None:
+    state = open_cart(
+        e.ItemAdded(sku="COF-001", quantity=1, unit_price=Decimal("65.00")),
+        e.ItemAdded(sku="TEA-001", quantity=2, unit_price=Decimal("5.50")),
+    )
+    cheaper = c.ProductSnapshot(sku="COF-001", price=Decimal("40.00"), active=True)
+
+    [added] = decide(state, add(1, product=cheaper))
+    after = fold(state, [added])
+
+    assert added == e.ItemAdded(sku="COF-001", quantity=1, unit_price=Decimal("40.00"))
+    assert [(line.sku, line.quantity, line.unit_price) for line in after.lines] == [
+        ("COF-001", 2, Decimal("40.00")),
+        ("TEA-001", 2, Decimal("5.50")),
+    ]
+    assert after.subtotal == Decimal("91.00")  # 2 x 40.00 + 2 x 5.50
+
+
+def test_changing_a_quantity_keeps_the_lines_price() -> None:
+    state = open_cart(e.ItemAdded(sku="COF-001", quantity=1, unit_price=Decimal("65.00")))
+
+    after = fold(state, decide(state, c.UpdateCartQuantity(cart_id="c1", at=NOW, sku="COF-001", quantity=3)))
+
+    assert after.subtotal == Decimal("195.00")
+
+
+def test_a_checked_out_cart_shows_the_orders_lines() -> None:
+    # A checkout written by an earlier fold that priced the line at its first add (65.00):
+    # the cart shows what was ordered, not what today's fold makes of the adds before it.
+    state = open_cart(
+        e.ItemAdded(sku="COF-001", quantity=1, unit_price=Decimal("65.00")),
+        e.ItemAdded(sku="COF-001", quantity=1, unit_price=Decimal("40.00")),
+        e.CheckedOut(
+            order_id="o1",
+            lines=[{"sku": "COF-001", "quantity": 2, "unit_price": "65.00", "line_total": "130.00"}],
+            subtotal=Decimal("130.00"),
+            total=Decimal("130.00"),
+        ),
+    )
+
+    assert [(line.sku, line.quantity, line.unit_price) for line in state.lines] == [("COF-001", 2, Decimal("65.00"))]
+    assert (state.subtotal, state.total, state.version) == (Decimal("130.00"), Decimal("130.00"), 4)
+
+
 @pytest.mark.parametrize("quantity", [0, -1, 100, 2.5, "3", True, None])
 def test_errors_for_an_invalid_quantity_to_add(quantity: object) -> None:
     with pytest.raises(errors.InvalidQuantityError):

@@ -56,7 +56,7 @@ def test_more_lateness_moves_the_watermark_back_and_a_cart_is_not_yet_abandoned(
     assert outputs["abandonment"].first().recovered == 2  # type: ignore[union-attr]
 
 
-def test_a_line_removed_and_added_again_is_worth_its_new_price(spark: SparkSession) -> None:
+def test_a_line_is_worth_the_price_of_its_latest_add(spark: SparkSession) -> None:
     from carts import events as e
 
     rows = [
@@ -70,5 +70,5 @@ def test_a_line_removed_and_added_again_is_worth_its_new_price(spark: SparkSessi
 
     outputs = abandoned_carts.transform(log_frame(spark, rows), after_seconds=THIRTY_MINUTES, lateness_seconds=0)
 
-    # 5 units at the price the line was started at (12.00), not 10.00 nor 15.00.
-    assert [(r.cart_id, r.value) for r in outputs["abandoned_carts"].collect()] == [(CARTS["A"], Decimal("60.00"))]
+    # 5 units at the price of the line's latest add (15.00), as the cart prices it; not 10.00 nor 12.00.
+    assert [(r.cart_id, r.value) for r in outputs["abandoned_carts"].collect()] == [(CARTS["A"], Decimal("75.00"))]
