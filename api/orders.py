@@ -12,8 +12,9 @@ from typing import Any, cast
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.generics import ListAPIView
-from rest_framework.pagination import CursorPagination
+from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -60,6 +61,24 @@ class NewestFirst(CursorPagination):
     page_size = 20
     page_size_query_param = "page_size"
     max_page_size = 100
+    invalid_cursor = "cursor must be one this endpoint gave in a `next` or `previous` link."
+
+    def decode_cursor(self, request: Request) -> Cursor | None:
+        """DRF's cursor, refused with a 400 naming `cursor` unless its position is a log position.
+
+        DRF decodes the position as any text and puts it into the query as it is; one that
+        is not a whole number failed there, as a 500."""
+        try:
+            cursor = super().decode_cursor(request)
+        except NotFound:
+            raise ValidationError({"cursor": [self.invalid_cursor]}) from None
+        if cursor is not None and cursor.position is not None and not _is_position(str(cursor.position)):
+            raise ValidationError({"cursor": [self.invalid_cursor]})
+        return cursor
+
+
+def _is_position(text: str) -> bool:
+    return 0 < len(text) <= 19 and text.isascii() and text.isdigit()
 
 
 class OrdersView(ListAPIView):
@@ -78,8 +97,8 @@ class OrdersView(ListAPIView):
         examples=ex.LIST_ORDERS,
         parameters=MIN_POSITION_PARAMETERS,
         responses={200: OrderHistoryOutput(many=True), 401: problem("No valid token or session"),
-                   404: problem("Invalid cursor (CursorPagination refuses one it did not make)"),
-                   **MIN_POSITION_ERRORS},
+                   **MIN_POSITION_ERRORS,
+                   400: problem("min_position is not a whole number, or cursor is not one this endpoint gave")},
     )  # fmt: skip
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         # The position is read before the rows: the rows cover at least what the header says.

@@ -121,6 +121,21 @@ def test_orders_are_paginated_by_cursor_newest_first() -> None:
     assert [o["order_id"] for o in rest["results"]] == placed[:1] and rest["next"] is None
 
 
+@pytest.mark.parametrize(
+    "cursor",
+    [
+        "cD1hYmM=",  # base64 of p=abc: DRF took the position as it was, and the query failed (a 500)
+        "cD0xLjU=",  # p=1.5
+        "cD3Zow==",  # p=٣, a digit but not ASCII
+        "garbage",  # not base64 at all: DRF's own refusal was a 404
+    ],
+)
+def test_a_cursor_this_endpoint_did_not_give_is_a_400_naming_it(cursor: str) -> None:
+    client = client_for("ada")
+    body = assert_problem(client.get("/api/orders", {"cursor": cursor}), 400)
+    assert "cursor" in body["errors"]
+
+
 def test_analytics_cover_the_last_spark_run() -> None:
     client = client_for("ada")
     response = client.get("/api/analytics/summary", {"min_position": 0})
