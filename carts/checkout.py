@@ -108,6 +108,9 @@ def find_coupon(code: str) -> Coupon:
     coupon = Coupon.objects.filter(code__iexact=code.strip(), active=True).first()
     if coupon is None:
         raise CouponError(f"There is no active coupon {code.strip()!r}.")
+    if not c.Discount.MIN_PERCENT <= coupon.percent <= c.Discount.MAX_PERCENT:
+        # The admin refuses such a coupon (catalog/models.py); one saved before it did is not applied.
+        raise CouponError(f"Coupon {coupon.code!r} cannot be used: its discount of {coupon.percent} % is not possible.")
     return coupon
 
 

@@ -6,7 +6,7 @@ product as the catalog knows it now, a fresh order id.
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from catalog.snapshot import ProductSnapshot
 
@@ -49,8 +49,15 @@ class ChangeCartOwner(CartCommand):
 class Discount:
     """A coupon the checkout may apply; for a one-time coupon, its claim was accepted."""
 
+    MIN_PERCENT: ClassVar[int] = 1
+    MAX_PERCENT: ClassVar[int] = 100  # more would make the order's total negative
+
     code: str
     percent: int
+
+    def __post_init__(self) -> None:
+        if not self.MIN_PERCENT <= self.percent <= self.MAX_PERCENT:
+            raise ValueError(f"a discount is {self.MIN_PERCENT}-{self.MAX_PERCENT} %, not {self.percent} %")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -4,6 +4,7 @@ only by them; carts copy the price into `ItemAdded` at the moment of adding, so
 a later `PriceChanged` never rewrites history. Coupons are plain reference data.
 """
 
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 
@@ -24,7 +25,8 @@ class Product(models.Model):
 
 class Coupon(models.Model):
     code = models.CharField(max_length=40, primary_key=True)
-    percent = models.PositiveSmallIntegerField()
+    # 1-100 (carts.commands.Discount): over 100 % an order's total would be negative.
+    percent = models.PositiveSmallIntegerField(validators=[MinValueValidator(1), MaxValueValidator(100)])
     once = models.BooleanField(default=False, help_text="One-time: claimed at checkout, usable once.")
     active = models.BooleanField(default=True)
 

@@ -63,8 +63,8 @@ def with_stock(products: list[Product]) -> list[Product]:
 
 
 def demo_coupons() -> list[Coupon]:
-    """The active coupons, for a demo's checkout page (settings.DEMO)."""
-    return list(Coupon.objects.filter(active=True).order_by("percent", "code"))
+    """The active coupons a checkout can apply, for a demo's checkout page (settings.DEMO)."""
+    return list(Coupon.objects.filter(active=True, percent__range=(1, 100)).order_by("percent", "code"))
 
 
 def also_bought(sku: str) -> list[dict[str, Any]]:

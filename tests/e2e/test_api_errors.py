@@ -161,6 +161,20 @@ def test_an_empty_checkout_is_409_and_an_unknown_coupon_400(catalog: None) -> No
     assert log_snapshot() == before
 
 
+def test_a_coupon_over_100_percent_saved_before_the_admin_refused_it_is_not_applied(catalog: None) -> None:
+    from catalog.models import Coupon
+
+    Coupon.objects.create(code="BIG150", percent=150)  # straight into the table: no form validates it
+    client = client_for("frank")
+    cart_id = client.post("/api/carts").json()["id"]
+    client.post(f"/api/carts/{cart_id}/items", {"sku": "COF-001", "quantity": 1}, format="json")
+    before = log_snapshot()
+    refused = assert_problem(client.post(f"/api/carts/{cart_id}/checkout", {"coupon": "big150"}, format="json"), 400)
+    assert "coupon" in refused["errors"] and "150 %" in refused["detail"]
+    assert log_snapshot() == before
+    assert client.get(f"/api/carts/{cart_id}").json()["status"] == "open"
+
+
 @pytest.mark.parametrize("debug", [False, True])
 def test_an_unknown_api_route_is_a_404_problem_even_in_debug(settings: Any, debug: bool) -> None:
     settings.DEBUG = debug

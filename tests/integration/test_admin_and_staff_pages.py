@@ -11,7 +11,7 @@ from django.test import Client
 from django.utils import timezone
 
 from analytics.models import Summary
-from catalog.models import Product
+from catalog.models import Coupon, Product
 from claims.models import Claim
 from projections.models import CartView
 
@@ -40,6 +40,15 @@ def test_a_coupon_can_be_added_in_the_admin(client: Client) -> None:
     staff(client)
     response = client.post("/admin/catalog/coupon/add/", {"code": "SPRING15", "percent": "15", "active": "on"})
     assert response.status_code == 302, response.content.decode()[:2000]
+
+
+@pytest.mark.parametrize("percent", ["0", "101", "150"])
+def test_the_admin_refuses_a_coupon_outside_1_to_100_percent(client: Client, percent: str) -> None:
+    staff(client)
+    response = client.post("/admin/catalog/coupon/add/", {"code": "BIG", "percent": percent, "active": "on"})
+    assert response.status_code == 200  # the form again, with its error
+    assert "Ensure this value is" in response.content.decode()
+    assert not Coupon.objects.filter(code="BIG").exists()
 
 
 @pytest.mark.parametrize("logged_in", [False, True], ids=["anonymous", "customer"])

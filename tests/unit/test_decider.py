@@ -115,6 +115,13 @@ def test_an_empty_cart_cannot_check_out() -> None:
         decide(open_cart(), c.Checkout(cart_id="c1", at=NOW, order_id="o1"))
 
 
+@pytest.mark.parametrize("percent", [0, 101, 150])
+def test_a_discount_is_1_to_100_percent(percent: int) -> None:
+    # Over 100 % the order's total would be negative; the checkout refuses such a coupon first.
+    with pytest.raises(ValueError, match="1-100 %"):
+        c.Discount(code="X", percent=percent)
+
+
 def test_checkout_applies_the_discount_and_records_it() -> None:
     state = open_cart(e.ItemAdded(sku="COF-001", quantity=3, unit_price=Decimal("10.00")))
     [event] = decide(state, c.Checkout(cart_id="c1", at=NOW, order_id="o1", discount=c.Discount(code="X", percent=10)))
