@@ -53,8 +53,10 @@ def principal(user: AbstractBaseUser) -> Principal:
 
 
 def validate(username: str, password: str) -> str:
-    """The stripped username, or a SignUpError naming what is wrong with the username and the password."""
-    username = username.strip()
+    """The username stripped and in NFKC form (as Django's create_user stores a name: the ligature
+    in "ﬁsh" becomes "fi", so the plain letters log in too), or a SignUpError naming what is
+    wrong with the username and the password."""
+    username = get_user_model().normalize_username(username.strip())
     errors = {field: found for field, found in input_errors(username, password).items() if found}
     if errors:
         raise SignUpError(errors)

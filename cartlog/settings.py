@@ -140,6 +140,8 @@ else:
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Auth, sessions, security -------------------------------------------------
+# Any spelling of a name that sign-up counts as the same one logs in (accounts/backends.py).
+AUTHENTICATION_BACKENDS = ["accounts.backends.OneNameBackend"]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

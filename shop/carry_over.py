@@ -9,6 +9,7 @@ one stays open under the account and the cart page offers to switch to it.
 
 import logging
 
+from django.conf import settings
 from django.contrib.auth import login
 from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpRequest
@@ -27,7 +28,7 @@ def sign_in(request: HttpRequest, user: AbstractBaseUser) -> str | None:
     """Log the user in and carry their anonymous cart over; the moved cart's id, if any."""
     anonymous = current.current_cart(request)
     anonymous_owner = current.anonymous_actor(request) if anonymous else None
-    login(request, user, backend="django.contrib.auth.backends.ModelBackend")  # type: ignore[arg-type]
+    login(request, user, backend=settings.AUTHENTICATION_BACKENDS[0])  # type: ignore[arg-type]
     if anonymous is None or anonymous_owner is None or not anonymous.lines:
         current.forget_cart(request)
         return None

@@ -1,7 +1,11 @@
 """accounts.services: what sign_up accepts, what it answers, and who owns a user's carts."""
 
+from typing import Any
+
 import pytest
-from django.contrib.auth import get_user_model
+from django.contrib.auth import authenticate, get_user_model
+from django.test import Client
+from rest_framework.test import APIClient
 
 from accounts import services
 from accounts.models import PendingSignUp
@@ -45,6 +49,28 @@ def test_a_username_is_taken_whatever_its_case_and_the_first_sign_up_keeps_it(cl
     assert (taken.status, taken.user) == ("taken", None)
     assert "already taken" in taken.detail
     assert list(get_user_model().objects.values_list("username", flat=True)) == ["Alice"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_any_spelling_that_makes_a_name_taken_also_logs_in_to_it(claim_consumers: None, settings: Any) -> None:
+    settings.CLAIM_WAIT_SECONDS = 10  # a loaded machine; the shop's default is 1
+    assert services.sign_up("Alice", "correct horse battery").status == "created"
+    assert services.sign_up("\ufb01sh", "correct horse battery").status == "created"  # the ligature ﬁ
+    assert set(get_user_model().objects.values_list("username", flat=True)) == {"Alice", "fish"}  # NFKC, as Django
+
+    full_width_alice = "\uff21\uff4c\uff49\uff43\uff45"
+    spellings = [("Alice", "Alice"), ("alice", "Alice"), ("ALICE", "Alice"), (" alice ", "Alice"),
+                 (full_width_alice, "Alice"), ("fish", "fish"), ("\ufb01sh", "fish"), ("FISH", "fish")]  # fmt: skip
+    for typed, account in spellings:
+        user = authenticate(username=typed, password="correct horse battery")
+        assert user is not None and user.get_username() == account, typed
+        token = APIClient().post(
+            "/api/auth/token", {"username": typed, "password": "correct horse battery"}, format="json"
+        )
+        assert token.status_code == 200, (typed, token.content)
+        assert Client().post("/login/", {"username": typed, "password": "correct horse battery"}).status_code == 302
+    assert authenticate(username="alice", password="a wrong passphrase") is None
+    assert authenticate(username="alicia", password="correct horse battery") is None
 
 
 @pytest.mark.django_db

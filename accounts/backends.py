@@ -1,0 +1,48 @@
+"""Logging in with any spelling of a name that sign-up counts as the same one.
+
+Sign-up makes names unique after NFKC normalization and case folding
+(`claims/keys.py`): once `Alice` exists, `alice` is taken. Django's own backend
+looks the typed name up exactly, so `alice` could not log in to the account
+`Alice` although nobody else can hold that name. This backend first finds the
+stored name the typed one stands for, then lets Django's backend check the
+password (its timing, `is_active` and hashing as they are).
+"""
+
+import unicodedata
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.models import User
+from django.db.models import Q
+from django.http import HttpRequest
+
+from claims import keys
+
+
+class OneNameBackend(ModelBackend):
+    # ModelBackend's own signature, which django-stubs already marks as narrowing BaseBackend's.
+    def authenticate(  # type: ignore[override]
+        self, request: HttpRequest | None, username: str | None = None, password: str | None = None, **kwargs: Any
+    ) -> User | None:
+        if username is not None:
+            username = stored_name(username)
+        return super().authenticate(request, username=username, password=password, **kwargs)
+
+
+def stored_name(typed: str) -> str:
+    """The account name `typed` stands for: itself if an account has exactly that name, else the
+    one whose name normalizes to the same key (at most one: sign-up claims make sure), else
+    `typed` as it is (and Django's backend finds nobody)."""
+    users = get_user_model().objects
+    if users.filter(username=typed).exists():
+        return typed
+    key = keys.normalize("username", typed)
+    spellings = {typed.strip(), unicodedata.normalize("NFKC", typed.strip())}
+    near = Q()
+    for spelling in spellings:
+        near |= Q(username__iexact=spelling)
+    for name in users.filter(near).values_list("username", flat=True):
+        if keys.normalize("username", name) == key:
+            return str(name)
+    return typed
