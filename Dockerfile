@@ -8,6 +8,7 @@ ENV PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     CARTLOG_VAR_DIR=/app/var \
+    PYTHONPATH=/app \
     EVENT_ARCHIVE_PATH=/data/archive
 
 # Java runs Spark (SPARK_MASTER=local[*]) inside the Celery worker's run_spark_jobs.

@@ -1,6 +1,9 @@
 """The jobs' spark-submit entry points: read an archive folder up to its checkpoint, write Parquet per view."""
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -38,6 +41,20 @@ def test_main_writes_every_view_from_the_archive_up_to_its_checkpoint(
     assert summary is not None
     assert (summary.carts_started, summary.carts_checked_out, str(summary.revenue)) == (4, 1, "10.00")
     assert common.covers_position(common.read_archive(spark, archive)) == 12
+
+
+def test_the_documented_spark_submit_command_runs_the_job(archive: Path, tmp_path: Path) -> None:
+    # docs/analytics.md: `PYTHONPATH=. spark-submit spark_jobs/analytics.py --archive ... --out ...`,
+    # run from the project's root as a real spark-submit (its own JVM), not main() in this process.
+    root = Path(__file__).resolve().parents[3]
+    spark_submit = Path(sys.executable).parent / "spark-submit"
+    command = [str(spark_submit), "spark_jobs/analytics.py", "--archive", str(archive),
+               "--catalog", str(tmp_path / "catalog.parquet"), "--out", str(tmp_path / "submitted")]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": ".", "PYSPARK_PYTHON": sys.executable}
+    done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=300, check=False)
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (tmp_path / "submitted" / "summary").is_dir() and (tmp_path / "submitted" / "sessions_daily").is_dir()
 
 
 def test_an_archive_without_a_checkpoint_reads_as_empty(spark: SparkSession, tmp_path: Path) -> None:
