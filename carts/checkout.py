@@ -156,8 +156,10 @@ def _checkout_with_one_time_coupon(
 
 
 def _check_can_check_out(context: Context, cart_id: str) -> None:
-    """The handler's own access check and the decider's own Checkout rules, run
-    dry (nothing is appended): one set of rules, not a copy of them here."""
+    """The handler's own access and If-Match checks and the decider's own Checkout rules,
+    run dry (nothing is appended): one set of rules, not a copy of them here. A stale
+    If-Match is refused here, before the coupon is claimed, so a 412 appends nothing."""
     state = handler.load(cart_id)
     handler.check_access(state, context.actor)
+    handler.check_expected_version(state, context)
     decide(state, c.Checkout(cart_id=cart_id, at=timezone.now(), order_id="dry-run"))

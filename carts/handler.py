@@ -189,10 +189,7 @@ class CommandHandler:
     ) -> Outcome:
         if not isinstance(command, c.StartCart):
             check_access(state, context.actor)
-        if context.expected_version is not None and context.expected_version != state.version:
-            raise errors.StaleVersionError(
-                f"The cart is at version {state.version}, not {context.expected_version}; reload it and try again."
-            )
+        check_expected_version(state, context)
         return self._decide_and_append(state, command, context, command_id, catch_up)
 
     def _decide_and_append(
@@ -245,6 +242,14 @@ def check_access(state: CartState, actor: Principal) -> None:
     # Someone else's cart is answered exactly like a missing one: no existence leak.
     if state.status is CartStatus.NEW or state.owner != str(actor):
         raise errors.CartNotFoundError("This cart does not exist.")
+
+
+def check_expected_version(state: CartState, context: Context) -> None:
+    """If-Match: the version the caller pinned must be the cart's (412 otherwise)."""
+    if context.expected_version is not None and context.expected_version != state.version:
+        raise errors.StaleVersionError(
+            f"The cart is at version {state.version}, not {context.expected_version}; reload it and try again."
+        )
 
 
 def to_log(events: list[CartEvent], command: c.CartCommand, context: Context, command_id: str | None) -> list[NewEvent]:

@@ -99,6 +99,20 @@ def test_a_checkout_that_fails_after_its_claim_was_accepted_releases_the_coupon(
     assert Claim.objects.get(claimant=f"cart:{cart_id}").status == "released"
 
 
+def test_a_stale_if_match_on_a_one_time_coupon_checkout_is_a_412_that_claims_nothing(catalog: None) -> None:
+    from dataclasses import replace
+
+    from carts.errors import StaleVersionError
+
+    context, cart_id = shopper_with_a_cart("first")  # version 2: started, one add
+    before = list(Event.objects.order_by("position").values_list("position", flat=True))
+    with pytest.raises(StaleVersionError):
+        place_order(replace(context, expected_version=1), cart_id, "ONCE20")
+    # No ClaimRequested/ClaimAccepted/ClaimReleased on the coupon's stream, no reservation: nothing at all.
+    assert list(Event.objects.order_by("position").values_list("position", flat=True)) == before
+    assert load(cart_id).status == "open"
+
+
 def test_the_cart_history_page_shows_the_coupon_claim_and_its_decision(catalog: None, settings) -> None:
     from django.test import Client
 
