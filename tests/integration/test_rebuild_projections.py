@@ -8,7 +8,7 @@ for the async projections whatever the registry holds when this runs.
 from collections.abc import Iterator
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from consumers.models import Checkpoint
 from projections import registry
@@ -114,6 +114,29 @@ def test_rebuild_projection_command_verifies_then_swaps(shop_log: None, capsys: 
 
     call_command("rebuild_projection", "cart_view", "--no-progress", "--batch-size", "30")
     assert "swapped in" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "said"),
+    [("--batch-size", "-5", "must be at least 1"), ("--batch-size", "0", "must be at least 1"),
+     ("--pause", "-1", "must be at least 0"), ("--pause", "soon", "'soon' is not a float")],
+)  # fmt: skip
+def test_a_wrong_number_is_a_usage_error_and_starts_no_run(db: None, option: str, value: str, said: str) -> None:
+    # These were tracebacks: a negative LIMIT from the database, sleep() refusing after one batch.
+    # (From a shell it is argparse's usage message and exit status 2; call_command raises it.)
+    with pytest.raises(CommandError, match=f"argument {option}: {said}"):
+        call_command("rebuild_projection", "cart_view", option, value, "--no-progress")
+    assert not RebuildRun.objects.exists()
+
+
+def test_ctrl_c_says_how_to_resume_instead_of_a_traceback(db: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(service, "rebuild", interrupted)
+    with pytest.raises(CommandError, match="run the same command again to resume cart_view") as stopped:
+        call_command("rebuild_projection", "cart_view", "--no-progress")
+    assert stopped.value.returncode == 130
 
 
 def test_two_copies_of_a_table_with_indexes_can_exist_at_once(db: None) -> None:

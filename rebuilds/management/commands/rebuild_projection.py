@@ -1,5 +1,7 @@
 """`python manage.py rebuild_projection <name> [--verify] [--batch-size N]`."""
 
+from argparse import ArgumentTypeError
+from collections.abc import Callable
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -21,9 +23,14 @@ class Command(BaseCommand):
         parser.add_argument("name", help="the projection: " + ", ".join(p.NAME for p in registry.all_projections()))
         parser.add_argument("--verify", action="store_true", help="compare with the live view instead of swapping")
         parser.add_argument(
-            "--batch-size", type=int, default=None, help="events per transaction (default: REBUILD_BATCH_SIZE, 1000)"
+            "--batch-size",
+            type=_at_least(1, int),
+            default=None,
+            help="events per transaction (default: REBUILD_BATCH_SIZE, 1000)",
         )
-        parser.add_argument("--pause", type=float, default=0.0, help="seconds to wait between batches (busy shop)")
+        parser.add_argument(
+            "--pause", type=_at_least(0, float), default=0.0, help="seconds to wait between batches (busy shop)"
+        )
         parser.add_argument("--no-progress", action="store_true", help="no progress bar (logs, CI)")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -42,6 +49,10 @@ class Command(BaseCommand):
             )
         except RebuildBusyError as error:
             raise CommandError(str(error)) from None
+        except KeyboardInterrupt:  # Ctrl-C: what is committed stays, and the same command resumes it
+            raise CommandError(
+                f"stopped; run the same command again to resume {options['name']} from its last batch", returncode=130
+            ) from None
         if options["verify"]:
             self.stdout.write("\n".join(report(registry.get(options["name"]), outcome.differences)))
             if outcome.differences:
@@ -51,3 +62,18 @@ class Command(BaseCommand):
             f"{options['name']}: rebuilt from {outcome.events_done:,} events up to position {outcome.position:,}"
             f" and swapped in (run {outcome.run_id})"
         )
+
+
+def _at_least(low: float, kind: type[int] | type[float]) -> Callable[[str], Any]:
+    """An argparse type: a number of `kind` no lower than `low` (a usage error, not a traceback, otherwise)."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise ArgumentTypeError(f"{text!r} is not a {kind.__name__}") from None
+        if value < low:
+            raise ArgumentTypeError(f"must be at least {low}, not {text}")
+        return value
+
+    return parse
