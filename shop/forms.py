@@ -11,8 +11,18 @@ from carts import shipping
 from carts.decider import MAX_LINE_QUANTITY
 
 
+class AsciiIntegerField(forms.IntegerField):
+    """A whole number written in ASCII digits. Django's IntegerField takes any Unicode digit
+    (int("٣") is 3); the API refuses those (docs/security.md), and so does the shop."""
+
+    def to_python(self, value: Any) -> int | None:
+        if isinstance(value, str) and not value.strip().isascii():
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+        return super().to_python(value)
+
+
 def _quantity_field(low: int) -> forms.IntegerField:
-    return forms.IntegerField(
+    return AsciiIntegerField(
         label="Quantity",
         error_messages={"invalid": "Enter a whole number.", "required": "Enter a quantity."},
         widget=forms.NumberInput(attrs={"min": low, "max": MAX_LINE_QUANTITY, "class": "qty", "inputmode": "numeric"}),
@@ -28,12 +38,12 @@ class CartLineForm(forms.Form):
 
     quantity = _quantity_field(low=0)
     cart_id = forms.CharField(widget=forms.HiddenInput)
-    version = forms.IntegerField(widget=forms.HiddenInput)
+    version = AsciiIntegerField(widget=forms.HiddenInput)
 
 
 class CartVersionForm(forms.Form):
     cart_id = forms.CharField(widget=forms.HiddenInput)
-    version = forms.IntegerField(widget=forms.HiddenInput)
+    version = AsciiIntegerField(widget=forms.HiddenInput)
 
 
 SHIPPING_FIELDS = {"ship_name": "name", "ship_email": "email", "ship_address": "address"}

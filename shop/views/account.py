@@ -11,7 +11,6 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.services import SignUpError, SignUpStatus, sign_up
 from accounts.throttles import AttemptThrottle, LoginThrottle, SignUpThrottle, refused_for
@@ -20,6 +19,7 @@ from claims.services import find as find_claim
 
 from ..carry_over import sign_in
 from ..forms import SignUpForm
+from ..methods import get_only, get_or_post, post_only
 
 TAKEN = "That username is taken. Please choose another one."
 PENDING = "shop_pending_signup"
@@ -46,7 +46,7 @@ def _too_many(request: HttpRequest, throttle: type[AttemptThrottle]) -> HttpResp
     return response
 
 
-@require_http_methods(["GET", "POST"])
+@get_or_post
 def signup(request: HttpRequest) -> HttpResponse:
     if refused := _too_many(request, SignUpThrottle):
         return refused
@@ -70,7 +70,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     return render(request, "shop/signup.html", {"form": form, "next": _next_url(request)}, status=status)
 
 
-@require_GET
+@get_only
 def signup_pending(request: HttpRequest) -> HttpResponse:
     """The name is being checked in log order (claims/); the account appears once it is accepted."""
     pending = request.session.get(PENDING)
@@ -87,7 +87,7 @@ def signup_pending(request: HttpRequest) -> HttpResponse:
     return render(request, "shop/signup_pending.html", page)
 
 
-@require_http_methods(["GET", "POST"])
+@get_or_post
 def login_view(request: HttpRequest) -> HttpResponse:
     if refused := _too_many(request, LoginThrottle):
         return refused
@@ -100,7 +100,7 @@ def login_view(request: HttpRequest) -> HttpResponse:
     return render(request, "shop/login.html", {"form": form, "next": _next_url(request)}, status=status)
 
 
-@require_POST
+@post_only
 def logout_view(request: HttpRequest) -> HttpResponse:
     logout(request)
     messages.info(request, "You are logged out. Your cart is saved with your account.")

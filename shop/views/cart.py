@@ -7,7 +7,6 @@ so a change made meanwhile in another tab is reported instead of overwritten.
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_POST
 
 from carts import services
 from carts.decider import CartStatus
@@ -15,10 +14,11 @@ from carts.handler import Outcome
 
 from .. import current, queries
 from ..forms import CartLineForm, CartVersionForm
+from ..methods import get_only, post_only
 from ..sending import Refusal, attempt, context
 
 
-@require_GET
+@get_only
 def cart(request: HttpRequest) -> HttpResponse:
     return cart_page(request)
 
@@ -35,7 +35,7 @@ def cart_page(request: HttpRequest, line_errors: dict[str, str] | None = None, s
     return render(request, "shop/cart.html", page, status=status)
 
 
-@require_POST
+@post_only
 def update(request: HttpRequest, sku: str) -> HttpResponse:
     form = CartLineForm(request.POST)
     if not form.is_valid():
@@ -49,7 +49,7 @@ def update(request: HttpRequest, sku: str) -> HttpResponse:
     )
 
 
-@require_POST
+@post_only
 def remove(request: HttpRequest, sku: str) -> HttpResponse:
     form = CartVersionForm(request.POST)
     if not form.is_valid():
@@ -61,7 +61,7 @@ def remove(request: HttpRequest, sku: str) -> HttpResponse:
     )
 
 
-@require_POST
+@post_only
 def switch(request: HttpRequest) -> HttpResponse:
     """Make another of the account's open carts the current one (after a log-in kept two)."""
     cart_id = request.POST.get("cart_id", "")

@@ -3,17 +3,17 @@
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_POST
 
 from carts import services
 from catalog.models import Product
 
 from .. import queries
 from ..forms import AddToCartForm
+from ..methods import get_only, post_only
 from ..sending import Refusal, attempt, context, ensure_cart
 
 
-@require_GET
+@get_only
 def home(request: HttpRequest) -> HttpResponse:
     search = request.GET.get("q", "").strip()[:100]
     category = request.GET.get("category", "").strip()[:80]
@@ -26,12 +26,12 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "shop/home.html", page)
 
 
-@require_GET
+@get_only
 def product(request: HttpRequest, sku: str) -> HttpResponse:
     return _product_page(request, get_object_or_404(Product, sku=sku), AddToCartForm(initial={"quantity": 1}))
 
 
-@require_POST
+@post_only
 def add(request: HttpRequest, sku: str) -> HttpResponse:
     item = get_object_or_404(Product, sku=sku)
     form = AddToCartForm(request.POST)

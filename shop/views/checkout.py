@@ -11,7 +11,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods
 
 from carts import checkout as carts_checkout
 from carts.decider import CartStatus
@@ -21,10 +20,11 @@ from projections.models import CartView
 
 from .. import current, queries
 from ..forms import CheckoutForm
+from ..methods import get_only, get_or_post
 from ..sending import Refusal, attempt, context
 
 
-@require_http_methods(["GET", "POST"])
+@get_or_post
 def checkout(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return render(request, "shop/checkout_login.html")
@@ -90,7 +90,7 @@ def _checkout_page(request: HttpRequest, row: CartView, form: CheckoutForm, stat
 
 
 @login_required
-@require_GET
+@get_only
 def order(request: HttpRequest, cart_id: str) -> HttpResponse:
     row = queries.owned_cart(current.actor(request), cart_id)
     if row is None or row.status != CartStatus.CHECKED_OUT:
@@ -105,7 +105,7 @@ def order(request: HttpRequest, cart_id: str) -> HttpResponse:
 
 
 @login_required
-@require_GET
+@get_only
 def orders(request: HttpRequest) -> HttpResponse:
     wanted = max(_asked_position(request), request.session.get(ORDERS_POSITION, 0))
     covers = queries.orders_covering(wanted)

@@ -9,21 +9,21 @@ from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.forgetting import forget_account
 
 from ..forms import ForgetMeForm
+from ..methods import get_only, get_or_post
 
 
 @login_required
-@require_GET
+@get_only
 def account(request: HttpRequest) -> HttpResponse:
     return render(request, "shop/account.html")
 
 
 @login_required
-@require_http_methods(["GET", "POST"])
+@get_or_post
 def forget_me(request: HttpRequest) -> HttpResponse:
     username = request.user.get_username()
     form = ForgetMeForm(request.POST or None, expected=username)

@@ -15,7 +15,6 @@ from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET
 
 from carts import handler, streams
 from catalog import history as product_history
@@ -26,9 +25,10 @@ from kernel.principal import Principal
 from privacy.personal import Revealer
 
 from .. import current, queries, what_if
+from ..methods import get_only
 
 
-@require_GET
+@get_only
 def current_history(request: HttpRequest) -> HttpResponse:
     row = current.current_cart(request)
     if row is None:
@@ -36,7 +36,7 @@ def current_history(request: HttpRequest) -> HttpResponse:
     return redirect("shop:history", cart_id=row.cart_id)
 
 
-@require_GET
+@get_only
 def history(request: HttpRequest, cart_id: str) -> HttpResponse:
     row = queries.owned_cart(current.actor(request), cart_id)
     if row is None:
@@ -84,6 +84,6 @@ def _shown(data: dict[str, Any]) -> str:
 
 def _chosen_version(text: str, latest: int) -> int:
     """A version from 1 to latest; anything else shows the latest (never an error page)."""
-    if text.isdigit() and 1 <= int(text) <= latest:
+    if text.isascii() and text.isdigit() and 1 <= int(text) <= latest:
         return int(text)
     return latest

@@ -31,6 +31,17 @@ def test_a_quantity_that_is_not_a_number_is_shown_beside_the_field(client: Clien
     assert response.status_code == 400 and "Enter a whole number." in html(response)
 
 
+@pytest.mark.parametrize("quantity", ["\u0663", "\uff13", "1\u0663"])  # Arabic-Indic 3, full-width 3, 1 and ٣
+def test_a_quantity_in_other_than_ascii_digits_is_refused_as_the_api_refuses_it(client: Client, quantity: str) -> None:
+    response = client.post("/products/COF-001/add/", {"quantity": quantity})
+    assert response.status_code == 400 and "Enter a whole number." in html(response)
+    assert not CartView.objects.filter(item_count__gt=0).exists()
+    add(client, "COF-001")
+    response = client.post("/cart/lines/COF-001/update/", line_form(cart_row(client), quantity=quantity))
+    assert response.status_code == 400
+    assert cart_row(client).lines[0]["quantity"] == 1
+
+
 def test_an_inactive_product_cannot_be_added(client: Client) -> None:
     assert "This product is no longer available." in html(client.get("/products/OLD-001/"))
     response = client.post("/products/OLD-001/add/", {"quantity": 1})
@@ -131,8 +142,14 @@ def test_a_form_without_its_csrf_token_is_refused_with_a_designed_page() -> None
     assert response.status_code == 403 and "This form had expired" in html(response)
 
 
-def test_a_get_to_a_command_url_is_refused_without_a_500(client: Client) -> None:
-    assert client.get("/cart/lines/COF-001/remove/").status_code == 405
+@pytest.mark.parametrize(
+    "path", ["/cart/lines/COF-001/remove/", "/cart/lines/COF-001/update/", "/products/COF-001/add/", "/logout/"]
+)
+def test_a_get_to_a_command_url_is_refused_with_a_designed_page(client: Client, path: str) -> None:
+    # It was an empty 405, a blank page in the browser (reloading the address a refused form went to).
+    response = client.get(path)
+    assert response.status_code == 405 and response["Allow"] == "POST"
+    assert "Not a page to open" in html(response) and 'href="/cart/"' in html(response)
 
 
 def test_a_server_error_renders_the_designed_500_page(monkeypatch) -> None:
