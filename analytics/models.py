@@ -27,6 +27,9 @@ class Summary(SparkView):
     revenue = models.DecimalField(max_digits=18, decimal_places=2)
     average_order_value = models.DecimalField(max_digits=12, decimal_places=2)
 
+    class Meta:
+        verbose_name_plural = "summaries"
+
 
 class FunnelDay(SparkView):
     """Carts by the day they were started: how many got items, how many checked out."""
@@ -64,6 +67,7 @@ class ProductStats(SparkView):
     added_then_removed = models.BigIntegerField(help_text="carts where it was added and then removed")
 
     class Meta:
+        verbose_name_plural = "product stats"
         ordering = ["sku"]
 
 
@@ -88,6 +92,7 @@ class HourlyActivity(SparkView):
     checkouts = models.BigIntegerField()
 
     class Meta:
+        verbose_name_plural = "hourly activity"
         ordering = ["window_start"]
 
 
@@ -128,6 +133,7 @@ class AbandonedCartBatch(SparkView):
     last_activity_at = models.DateTimeField()
 
     class Meta:
+        verbose_name_plural = "abandoned cart batches"
         ordering = ["-value", "cart_id"]
 
 

@@ -48,4 +48,5 @@ class SearchEntry(models.Model):
     active = models.BooleanField(default=True)
 
     class Meta:
+        verbose_name_plural = "search entries"
         db_table = "catalog_product_search"

@@ -50,6 +50,7 @@ class KafkaProgress(models.Model):
     position = models.BigIntegerField(default=0)
 
     class Meta:
+        verbose_name_plural = "Kafka progress"
         db_table = "consumer_kafka_progress"
         constraints = [models.UniqueConstraint(fields=["consumer", "topic", "partition"], name="kafka_progress_unique")]
 
@@ -77,4 +78,5 @@ class FaultSwitch(models.Model):
     changed_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name_plural = "fault switches"
         db_table = "consumer_fault_switch"

@@ -48,6 +48,7 @@ class ProductActivity(models.Model):
     last_position = models.BigIntegerField(default=0)
 
     class Meta:
+        verbose_name_plural = "product activity"
         db_table = "projection_product_activity"
 
 
@@ -67,6 +68,7 @@ class OrderHistory(models.Model):
     position = models.BigIntegerField()
 
     class Meta:
+        verbose_name_plural = "order history"
         db_table = "projection_order_history"
 
 
@@ -80,6 +82,7 @@ class CategoryActivity(models.Model):
     last_position = models.BigIntegerField(default=0)
 
     class Meta:
+        verbose_name_plural = "category activity"
         db_table = "projection_category_activity"
 
 

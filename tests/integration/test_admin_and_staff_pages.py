@@ -28,6 +28,10 @@ def test_staff_sees_the_admin_and_changes_a_products_price(client: Client, liste
     staff(client)
     index = client.get("/admin/").content.decode()
     assert "Products" in index and "Coupons" in index and "Cart views" in index
+    # Each model's plural as English writes it (Django adds an "s": "Summarys", "Order historys").
+    for plural in ("Summaries", "Order history", "Product stats", "Hourly activity"):
+        assert f">{plural}</a>" in index, plural
+    assert not any(wrong in index for wrong in ("Summarys", "historys", "activitys", "statss", "batchs"))
     form = client.get("/admin/catalog/product/COF-001/change/")
     assert form.status_code == 200
     data = {"sku": "COF-001", "name": "Beans", "category": "Coffee", "price": "13.75", "active": "on"}
