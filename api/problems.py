@@ -9,7 +9,7 @@ import logging
 import re
 from typing import Any
 
-from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
@@ -115,6 +115,22 @@ def invalid_input(field: str, detail: str) -> HttpResponse:
     """A 400 for a request refused before its view ran (api/input_guard.py)."""
     body = problem(400, "Invalid input", detail, {field: [detail]})
     return JsonResponse(body, status=400, content_type=PROBLEM_JSON)
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """Django's own 400s (handler400): a form body over DATA_UPLOAD_MAX_MEMORY_SIZE or with too
+    many fields, a bad Host. The shop's page says which, not a word about unreadable characters."""
+    too_big = isinstance(exception, RequestDataTooBig | TooManyFieldsSent | TooManyFilesSent)
+    if is_api(request):
+        if too_big:
+            body = problem(413, "Request too large", "The request body is larger than this API accepts.")
+            return JsonResponse(body, status=413, content_type=PROBLEM_JSON)
+        body = problem(400, "Bad request", "The request could not be read.")
+        return JsonResponse(body, status=400, content_type=PROBLEM_JSON)
+    detail = (
+        "The form you sent is larger than the shop accepts." if too_big else "The shop could not read this request."
+    )
+    return render(request, "400.html", {"detail": detail}, status=400)
 
 
 @csrf_exempt  # so an unknown route answers 404 for every method, not the CSRF page

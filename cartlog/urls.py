@@ -13,5 +13,6 @@ urlpatterns = [
     path("", include("shop.urls")),
 ]
 
+handler400 = "api.problems.bad_request"
 handler404 = "api.problems.not_found"
 handler500 = "cartlog.outage.server_error"  # 503 while the database is away, else api.problems

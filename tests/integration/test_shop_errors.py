@@ -42,6 +42,14 @@ def test_a_quantity_in_other_than_ascii_digits_is_refused_as_the_api_refuses_it(
     assert cart_row(client).lines[0]["quantity"] == 1
 
 
+def test_a_form_larger_than_the_shop_accepts_is_said_so(client: Client, settings) -> None:
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10_000
+    response = client.post("/products/COF-001/add/", {"quantity": "1", "note": "x" * 20_000})
+    assert response.status_code == 400
+    assert "The form you sent is larger than the shop accepts." in html(response)
+    assert "characters" not in html(response)  # it said: "This address holds characters the shop cannot read."
+
+
 def test_an_inactive_product_cannot_be_added(client: Client) -> None:
     assert "This product is no longer available." in html(client.get("/products/OLD-001/"))
     response = client.post("/products/OLD-001/add/", {"quantity": 1})
