@@ -41,9 +41,22 @@ def _too_many(request: HttpRequest, throttle: type[AttemptThrottle]) -> HttpResp
     wait = refused_for(throttle, request) if request.method == "POST" else None
     if wait is None:
         return None
-    response = render(request, "429.html", {"wait_seconds": wait}, status=429)
+    response = render(request, "429.html", {"wait": wait_in_words(wait)}, status=429)
     response["Retry-After"] = str(wait)
     return response
+
+
+def wait_in_words(seconds: int) -> str:
+    """How long to wait, as a person says it: "45 seconds", "1 minute", "about 58 minutes"
+    (a sign-up budget is per hour: "3489 seconds" was what the page said)."""
+    if seconds < 60:
+        return f"{seconds} second{'s' if seconds != 1 else ''}"
+    minutes = round(seconds / 60)
+    if minutes < 60:
+        exact = seconds % 60 == 0
+        return f"{'' if exact else 'about '}{minutes} minute{'s' if minutes != 1 else ''}"
+    hours = round(seconds / 3600)
+    return f"about {hours} hour{'s' if hours != 1 else ''}"
 
 
 @get_or_post
