@@ -59,3 +59,12 @@ def test_run_consumers_with_kafka_runs_the_relay_and_reads_the_topics(catalog: N
     )
     assert Heartbeat.objects.filter(name="relay").exists()
     assert Heartbeat.objects.filter(name="order_history", transport="kafka").exists()
+
+
+@pytest.mark.django_db
+def test_the_kafka_transport_without_a_broker_is_a_clear_error_not_a_traceback(settings: object) -> None:
+    from django.core.management import CommandError, call_command
+
+    settings.KAFKA_BOOTSTRAP_SERVERS = ""  # type: ignore[attr-defined]
+    with pytest.raises(CommandError, match="--transport kafka needs KAFKA_BOOTSTRAP_SERVERS"):
+        call_command("run_consumers", "--once", "--transport", "kafka")

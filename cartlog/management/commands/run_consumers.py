@@ -31,6 +31,8 @@ class Command(BaseCommand):
                 raise CommandError(f"unknown consumer(s): {', '.join(sorted(unknown))}")
             consumers = [c for c in consumers if c.name in options["only"]]
         kind = options["transport"] or registry.default_transport()
+        if kind == "kafka" and not settings.KAFKA_BOOTSTRAP_SERVERS:
+            raise CommandError("--transport kafka needs KAFKA_BOOTSTRAP_SERVERS: there is no broker to read from.")
         transport_factory = registry.transport_factory(kind)
         if options["once"]:
             for consumer in consumers:
