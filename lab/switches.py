@@ -86,6 +86,8 @@ def turn_on(name: str, consumer: str = "") -> Switch:
         consumer = consumer or "order_history"
         if consumer not in consumer_names():
             raise LabError(f"unknown consumer {consumer!r} ({', '.join(consumer_names())})")
+    elif consumer:  # it would be ignored: say so rather than let a learner think it applies
+        raise LabError(f"{switch.fault} is not about one consumer; leave out --consumer {consumer}")
     turn(switch.fault, True, consumer if switch.takes_consumer else "")
     return switch
 

@@ -35,10 +35,17 @@ class Association:
     @classmethod
     def parse(cls, text: str) -> "Association":
         """`SKU_A:SKU_B:probability`, as given on the command line."""
-        sku, also, probability = text.split(":")
-        value = float(probability)
+        wanted = f"{text!r}: want SKU_A:SKU_B:p with two different SKUs and 0 <= p <= 1"
+        parts = text.split(":")
+        if len(parts) != 3:
+            raise ValueError(wanted)
+        sku, also, probability = parts
+        try:
+            value = float(probability)
+        except ValueError:
+            raise ValueError(wanted) from None
         if not 0.0 <= value <= 1.0 or sku == also:
-            raise ValueError(f"{text!r}: want SKU_A:SKU_B:p with two different SKUs and 0 <= p <= 1")
+            raise ValueError(wanted)
         return cls(sku=sku, also=also, probability=value)
 
 

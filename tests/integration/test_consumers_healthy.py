@@ -34,3 +34,9 @@ def test_only_checks_the_named_ones_such_as_the_relay() -> None:
         call_command("consumers_healthy", "--only", "relay")
     beat("relay")
     call_command("consumers_healthy", "--only", "relay")
+
+
+def test_an_unknown_name_is_said_to_be_unknown_not_silent() -> None:
+    # It said "no heartbeat in the last 30s from: nonesuch", as if a consumer had died.
+    with pytest.raises(CommandError, match=r"unknown consumer\(s\): nonesuch \(known: .*relay\)"):
+        call_command("consumers_healthy", "--only", "nonesuch")

@@ -77,6 +77,9 @@ def test_an_unknown_consumer_or_switch_is_refused(settings) -> None:
         call_command("lab", "on", "crash", "--consumer", "nobody")
     with pytest.raises(CommandError, match="no switch"):
         call_command("lab", "on", "meltdown")
+    # A --consumer the switch does not take was silently ignored.
+    with pytest.raises(CommandError, match="validator is not about one consumer; leave out --consumer order_history"):
+        call_command("lab", "on", "validator", "--consumer", "order_history")
 
 
 def test_the_panel_shows_every_invariant_holding_on_a_healthy_shop(client: Client, settings) -> None:

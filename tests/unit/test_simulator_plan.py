@@ -83,9 +83,10 @@ def test_interleaving_orders_every_action_of_a_day_by_time() -> None:
     assert len(merged) == sum(len(s.actions) for s in sessions)
 
 
-@pytest.mark.parametrize("text", ["A:B", "A:A:0.5", "A:B:1.5", "A:B:x"])
-def test_a_malformed_association_is_refused(text: str) -> None:
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize("text", ["A:B", "A:B:0.5:1", "A:A:0.5", "A:B:1.5", "A:B:x"])
+def test_a_malformed_association_is_refused_with_the_shape_it_wants(text: str) -> None:
+    # "A:B" said "not enough values to unpack (expected 3, got 2)" on the command line.
+    with pytest.raises(ValueError, match="want SKU_A:SKU_B:p with two different SKUs and 0 <= p <= 1"):
         Association.parse(text)
 
 

@@ -13,6 +13,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import Error as DatabaseError
 
 from consumers import heartbeat, registry
+from relay.relay import NAME as RELAY
 
 
 class Command(BaseCommand):
@@ -23,7 +24,11 @@ class Command(BaseCommand):
         parser.add_argument("--only", action="append", default=[], metavar="NAME", help="check only these (relay too)")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        names = options["only"] or [consumer.name for consumer in registry.all_consumers()]
+        known = [consumer.name for consumer in registry.all_consumers()] + [RELAY]
+        unknown = sorted(set(options["only"]) - set(known))
+        if unknown:  # it would never beat: say so, not "no heartbeat"
+            raise CommandError(f"unknown consumer(s): {', '.join(unknown)} (known: {', '.join(known)})")
+        names = options["only"] or known[:-1]
         try:
             silent = heartbeat.silent(names)
         except DatabaseError as error:
