@@ -70,7 +70,7 @@ def catch_up(
 def _pass(batches: "_Batches", progress: Progress, stop: threading.Event | None, pause: float) -> bool:
     """Batches up to the head as it is when the pass begins; False if `stop` was set."""
     head = store.head_position()
-    runs.set_status(batches.run, RunStatus.BUILDING, head=head)
+    runs.set_status(batches.run, RunStatus.BUILDING, head=head, error="")  # a resumed run is no longer failing
     while batches.after < head:
         if stop and stop.is_set():
             return False

@@ -71,12 +71,14 @@ def test_a_failed_write_stops_the_rebuild_at_the_last_commit_and_the_next_one_re
         service.rebuild("cart_view", batch_size=4)
     failed = RebuildRun.objects.get(projection="cart_view")
     assert failed.status == "failed" and failed.events_done == 4  # the first batch of 4 committed, the second not
+    assert failed.error == "RuntimeError: the database went away"
     assert rows(failed.shadow_table, cart_view.KEY) != live  # the rest is still to come
     monkeypatch.setattr(cart_view, "write_folded", real_write)
 
     outcome = service.rebuild("cart_view", batch_size=4)
 
     assert outcome.run_id == failed.id and outcome.status == "swapped"
+    assert RebuildRun.objects.get(id=failed.id).error == ""  # the staff page showed the old error beside "swapped"
     assert rows(cart_view.TABLE, cart_view.KEY) == live
     assert not shadow.exists(failed.shadow_table)
 
