@@ -78,11 +78,19 @@ def process_batch(
     return 0
 
 
-def drain(consumer: Consumer, transport: Transport, limit: int | None = None) -> int:
-    """Process batches until nothing is left to read now; return how many events."""
+def drain(
+    consumer: Consumer,
+    transport: Transport,
+    limit: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> int:
+    """Process batches until nothing is left to read now; return how many events (and tell
+    `progress` the running total after each batch)."""
     total = 0
     while handled := process_batch(consumer, transport, limit):
         total += handled
+        if progress is not None:
+            progress(total)
     return total
 
 

@@ -68,3 +68,23 @@ def test_the_kafka_transport_without_a_broker_is_a_clear_error_not_a_traceback(s
     settings.KAFKA_BOOTSTRAP_SERVERS = ""  # type: ignore[attr-defined]
     with pytest.raises(CommandError, match="--transport kafka needs KAFKA_BOOTSTRAP_SERVERS"):
         call_command("run_consumers", "--once", "--transport", "kafka")
+
+
+@pytest.mark.django_db(transaction=True)  # committed events: the gap-safe reader sees no open transaction's
+def test_once_on_a_backlog_says_how_far_it_got_while_it_works(
+    catalog: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It printed nothing until each consumer was done (58 s on 150k events); now a line every few seconds.
+    from django.core.management import call_command
+
+    from cartlog.management.commands import run_consumers
+
+    context = Context(actor=Principal.parse("user:1"))
+    for _ in range(3):
+        cart_id = services.start_cart(context).state.cart_id
+        services.add_to_cart(context, cart_id, "COF-001", 1)
+    monkeypatch.setattr(run_consumers, "PROGRESS_SECONDS", 0.0)  # every batch
+    monkeypatch.setattr(settings, "CONSUMER_BATCH_SIZE", 2, raising=False)
+    call_command("run_consumers", "--once", "--transport", "table", "--only", "product_activity")
+    out = capsys.readouterr().out
+    assert "product_activity: 2 events so far..." in out and "product_activity: 6 events" in out

@@ -2,6 +2,8 @@
 
 import signal
 import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -14,6 +16,8 @@ from lab.holder import Holder
 from rebuilds import background
 from relay.relay import run_forever
 
+PROGRESS_SECONDS = 5.0  # --once on a long backlog: a line this often, not silence until each consumer is done
+
 
 class Command(BaseCommand):
     help = "Run the consumers (async projections, claim validator, archiver; the relay when Kafka is set)."
@@ -22,6 +26,18 @@ class Command(BaseCommand):
         parser.add_argument("--only", action="append", default=[], metavar="NAME", help="run only these consumers")
         parser.add_argument("--transport", choices=["table", "kafka"], default=None, help="default: kafka if set")
         parser.add_argument("--once", action="store_true", help="process what is there now, then exit")
+
+    def _every_few_seconds(self, name: str) -> Callable[[int], None]:
+        """A progress line at most every PROGRESS_SECONDS while --once works through a backlog."""
+        next_line = time.monotonic() + PROGRESS_SECONDS
+
+        def say(done: int) -> None:
+            nonlocal next_line
+            if time.monotonic() >= next_line:
+                self.stdout.write(f"{name}: {done:,} events so far...")
+                next_line = time.monotonic() + PROGRESS_SECONDS
+
+        return say
 
     def handle(self, *args: Any, **options: Any) -> None:
         consumers = registry.all_consumers()
@@ -36,7 +52,7 @@ class Command(BaseCommand):
         transport_factory = registry.transport_factory(kind)
         if options["once"]:
             for consumer in consumers:
-                count = runner.drain(consumer, transport_factory())
+                count = runner.drain(consumer, transport_factory(), progress=self._every_few_seconds(consumer.name))
                 self.stdout.write(f"{consumer.name}: {count} events")
             for name in background.rebuild_outdated():  # views whose code VERSION is newer (rebuilds/)
                 self.stdout.write(f"{name}: rebuilt with its new version and swapped in")
