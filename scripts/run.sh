@@ -33,7 +33,14 @@ supervise expire_coupon_holds --every 60 &
 SWEEP=$!
 supervise expire_stock_reservations --every 60 &
 STOCK_SWEEP=$!
-trap 'pkill -TERM -P "$CONSUMERS,$SWEEP,$STOCK_SWEEP" 2>/dev/null; kill -TERM $CONSUMERS $SWEEP $STOCK_SWEEP 2>/dev/null; wait $CONSUMERS $SWEEP $STOCK_SWEEP 2>/dev/null' EXIT INT TERM
+stop_beside() {  # each may have stopped already: under set -e a failed kill or wait would set the exit status
+    pkill -TERM -P "$CONSUMERS,$SWEEP,$STOCK_SWEEP" 2>/dev/null || true
+    kill -TERM $CONSUMERS $SWEEP $STOCK_SWEEP 2>/dev/null || true
+    wait $CONSUMERS $SWEEP $STOCK_SWEEP 2>/dev/null || true
+}
+trap stop_beside EXIT
+# Ctrl-C (or SIGTERM) is how the shop is stopped, not a failure: without this, make said "Error 1".
+trap 'exit 0' INT TERM
 
 PORT="${CARTLOG_PORT:-8000}"
 echo "cartlog: http://127.0.0.1:$PORT  (API docs at /api/docs/, admin at /admin/, metrics at /metrics)"
