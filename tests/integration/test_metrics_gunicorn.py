@@ -95,3 +95,19 @@ def test_metrics_sum_the_command_counters_of_every_gunicorn_worker(tmp_path: Pat
         assert [started_carts(url) for _ in range(6)] == [20.0] * 6
     counted_by = {path.name for path in metrics_dir.glob("counter_*.db")}
     assert len(counted_by) >= 5, counted_by
+
+
+def test_gunicorns_own_limits_answer_as_docs_security_says(tmp_path: Path) -> None:
+    # docs/security.md: gunicorn.conf.py's limits, refused by gunicorn before Django sees the request.
+    import http.client
+
+    def status(path: str, headers: dict[str, str]) -> int:
+        connection = http.client.HTTPConnection(url.removeprefix("http://"), timeout=10)
+        connection.request("GET", path, headers=headers)
+        return connection.getresponse().status
+
+    with gunicorn(tmp_path / "metrics", tmp_path / "gunicorn.log") as url:
+        assert status("/?q=" + "a" * 5000, {}) == 414  # limit_request_line 4094
+        assert status("/", {f"X-Field-{n}": "v" for n in range(110)}) == 431  # limit_request_fields 100
+        assert status("/", {"X-Big": "b" * 9000}) == 431  # limit_request_field_size 8190
+        assert status("/health/live", {}) == 200
