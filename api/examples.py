@@ -65,7 +65,7 @@ STALE = refusal(412, "Cart changed since you read it",
 KEY_REUSED = refusal(422, "Idempotency-Key reused for a different request",
                      "This Idempotency-Key was already used for a different request; use a new key.")  # fmt: skip
 TOO_MANY = refusal(429, "Too many requests", "Request was throttled. Expected available in 60 seconds.")
-MIN_POSITION_MESSAGE = "min_position must be a log position: a whole number from 0."
+MIN_POSITION_MESSAGE = "min_position must be a log position: a whole number from 0, at most 18 digits."
 BAD_MIN_POSITION = refusal(400, "Invalid input", "Some fields of the request are invalid; see errors.",
                            {"min_position": [MIN_POSITION_MESSAGE]})  # fmt: skip
 BEHIND = OpenApiExample(

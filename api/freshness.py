@@ -44,7 +44,9 @@ def min_position(request: Request) -> int | None:
         return None
     text = raw.strip()
     if not (0 < len(text) <= MAX_DIGITS and text.isascii() and text.isdigit()):
-        raise ValidationError({"min_position": ["min_position must be a log position: a whole number from 0."]})
+        raise ValidationError(
+            {"min_position": ["min_position must be a log position: a whole number from 0, at most 18 digits."]}
+        )
     return int(text)
 
 
