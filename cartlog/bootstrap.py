@@ -114,9 +114,14 @@ def install_catalog_handler() -> None:
 
 def stock_handler(store: EventStore | None = None) -> StockHandler:
     """The stock handler on `store` (default: `event_store()`), `stock_levels` applied in its transaction."""
+    from catalog.models import Product
     from projections import inline
 
-    return StockHandler(store=store or event_store(), project=lambda events: inline.apply(events))
+    return StockHandler(
+        store=store or event_store(),
+        project=lambda events: inline.apply(events),
+        is_product=lambda sku: Product.objects.filter(sku=sku).exists(),
+    )
 
 
 def install_stock_handler() -> None:

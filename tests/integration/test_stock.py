@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -69,6 +69,17 @@ def test_receive_stock_appends_stock_received_and_says_the_level(
     ]
     assert stock_types("COF-001") == ["StockReceived", "StockAdjusted"]
     assert level("COF-001") == (10, 0, 10)
+
+
+@pytest.mark.parametrize("sku", ["NOPE-1", "cof-001", "", "X" * 300])
+def test_stock_for_a_sku_that_is_no_product_is_refused_and_nothing_is_appended(catalog: None, sku: str) -> None:
+    # Each of these made a stream of its own (stock-NOPE-1, stock-cof-001, stock-) or a traceback.
+    before = Event.objects.count()
+    with pytest.raises(CommandError, match="There is no product with SKU"):
+        call_command("receive_stock", sku, "5")
+    with pytest.raises(CommandError, match="There is no product with SKU"):
+        call_command("receive_stock", sku, "-1", "--adjust", "--reason", "a count")
+    assert Event.objects.count() == before
 
 
 def test_checkout_reserves_then_confirms_and_the_units_leave_the_stock(catalog: None) -> None:
