@@ -41,6 +41,8 @@ class StockForm(forms.ModelForm):
             return cleaned
         if not self.commands:
             raise ValidationError("Receive some units, or adjust the units on hand.")
+        if not installed().is_product(self.sku):  # the handler refuses it too; here it shows on the form
+            raise ValidationError({"sku": f"There is no product with SKU {self.sku!r}."})
         state = installed().load(self.sku)
         for command in self.commands:
             try:

@@ -213,3 +213,7 @@ def test_staff_receive_stock_in_the_admin_through_stock_commands(catalog: None) 
     assert stock_types("COF-001") == ["StockReceived", "StockAdjusted"]
     assert level("COF-001") == (5, 0, 5)
     assert Event.objects.get(stream_id="stock-COF-001", version=1).metadata["actor"].startswith("user:")
+    before = Event.objects.count()
+    unknown = staff.post("/admin/inventory/stocklevel/add/", {"sku": "NOPE-1", "receive": "8", "reason": ""})
+    assert unknown.status_code == 200 and "There is no product with SKU &#x27;NOPE-1&#x27;." in unknown.content.decode()
+    assert Event.objects.count() == before
