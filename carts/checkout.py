@@ -79,6 +79,8 @@ def _reserve_stock(context: Context, cart_id: str) -> Reservation:
     state = handler.load(cart_id)
     if state.status is not CartStatus.OPEN or state.owner != str(context.actor) or not state.lines:
         return Reservation(id="", lines=())
+    # A stale If-Match is refused before units are set aside: a 412 appends nothing (docs/api.md).
+    handler.check_expected_version(state, context)
     lines = [(line.sku, line.quantity) for line in state.lines]
     return reservations.reserve(lines, for_cart=cart_id, actor=str(context.actor))
 

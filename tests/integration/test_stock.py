@@ -82,6 +82,23 @@ def test_stock_for_a_sku_that_is_no_product_is_refused_and_nothing_is_appended(c
     assert Event.objects.count() == before
 
 
+def test_a_checkout_with_a_stale_if_match_is_a_412_that_reserves_nothing(catalog: None) -> None:
+    from dataclasses import replace
+
+    from carts.errors import StaleVersionError
+
+    receive_stock("COF-001", 5, actor="test")
+    context = Context(actor=Principal.parse("user:7"))
+    cart_id = carts.start_cart(context).state.cart_id
+    carts.add_to_cart(context, cart_id, "COF-001", 2)  # version 2
+    before = Event.objects.count()
+    with pytest.raises(StaleVersionError):
+        place_order(replace(context, expected_version=1), cart_id, None)
+    # No StockReserved and StockReleased around the refusal: nothing at all.
+    assert Event.objects.count() == before
+    assert level("COF-001") == (5, 0, 5)
+
+
 def test_checkout_reserves_then_confirms_and_the_units_leave_the_stock(catalog: None) -> None:
     receive_stock("COF-001", 5, actor="test")
     api, context = shopper()
