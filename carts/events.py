@@ -28,7 +28,7 @@ class CartStarted(CartEvent):
 
 @dataclass(frozen=True, kw_only=True)
 class ItemAdded(CartEvent):
-    """`quantity` units of `sku` added, at the catalog price of that moment."""
+    """`quantity` units of `sku` added at the catalog price of that moment, which its whole line takes."""
 
     TYPE = "ItemAdded"
     sku: str
