@@ -1,6 +1,6 @@
 """gunicorn's own limits and hooks, read by every `gunicorn cartlog.wsgi` started in this folder
 (the Dockerfile, docker-compose.yml, scripts/run.sh). A request over the limits is refused
-by gunicorn with a plain-text 400 before Django sees it (docs/security.md). The hooks put
+by gunicorn (414, 431) before Django sees it (docs/security.md). The hooks put
 prometheus_client in multiprocess mode, so /metrics sums the counters of every worker (docs/scaling.md)."""
 
 import os

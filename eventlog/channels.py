@@ -3,7 +3,7 @@
 An append of a stream is announced with its category as the payload on CHANNEL,
 for readers of every category (consumers, the relay), and on the category's own
 channel (`channel_of`) for a reader of a few (the read caches), so that a session
-hears only what it LISTENs for (consumers/wakeup.py). Migrations 0004 to 0006 spell
+hears only what it LISTENs for (consumers/wakeup.py). Migrations 0004 to 0007 spell
 the same in `eventlog_append`'s SQL, frozen; tests/unit/test_eventlog_notify_channel.py
 checks that they agree. Who sends them, and when: eventlog/announcer.py.
 """

@@ -3,8 +3,9 @@
 The API reads a few rows on every request that almost never change: the token a
 client sends, the name and price of a product. `FreshCache` keeps them in memory
 and drops them when the database announces a change of their kind. The feed is
-an `Announcer` (in this project the LISTEN session of consumers/wakeup.py, which
-PostgreSQL notifies at the commit of every append and of every token change):
+an `Announcer` (in this project the LISTEN session of consumers/wakeup.py, which hears
+every append and every token change: the notifications of eventlog/announcer.py, sent just
+after the commit, or at the commit for the categories announced there):
 
 * an entry remembers the feed's generation taken *before* its row was read, so a
   change that commits after the read is always announced after that generation;
