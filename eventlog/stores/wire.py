@@ -2,7 +2,7 @@
 
 A cart command is two statements (its read and its write, docs/round-trips.md),
 and once they were that few, the Python around each one was most of a command's
-time: Django's cursor wrapper and psycopg's cursor cost about 130 µs of CPU per
+time: Django's cursor wrapper and psycopg's cursor cost about 155 µs of CPU per
 statement, against about 25 µs for the same statement sent through psycopg's own
 libpq binding (`psycopg.pq`) and its rows decoded by psycopg's own loaders
 (`psycopg.adapt.Transformer`, in C). docs/benchmarks.md has the measurement.
