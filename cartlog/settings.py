@@ -45,6 +45,7 @@ ALLOWED_HOSTS = os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,test
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
 INSTALLED_APPS = [
+    "accounts",  # first: its createsuperuser replaces django.contrib.auth's (accounts/management/commands)
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -63,7 +64,6 @@ INSTALLED_APPS = [
     "carts",
     "projections",
     "consumers",
-    "accounts",
     "claims",
     "privacy",
     "inventory",

@@ -83,3 +83,14 @@ def test_a_sign_up_result_is_a_frozen_value() -> None:
     result = services.SignUpResult(status=services.SignUpStatus.PENDING, claim_id="c-1", detail="still checking")
     with pytest.raises(AttributeError):
         result.status = services.SignUpStatus.CREATED  # type: ignore[misc]
+
+
+@pytest.mark.django_db
+def test_createsuperuser_refuses_a_name_held_in_another_case() -> None:
+    from django.core.management import CommandError, call_command
+
+    get_user_model().objects.create_user(username="Bobby", password="a-long-passphrase")
+    with pytest.raises(CommandError, match="already taken, as 'Bobby'"):
+        call_command("createsuperuser", "--noinput", "--username", "bobby", "--email", "b@example.com")
+    call_command("createsuperuser", "--noinput", "--username", "carol", "--email", "c@example.com")
+    assert sorted(get_user_model().objects.values_list("username", flat=True)) == ["Bobby", "carol"]
