@@ -340,7 +340,9 @@ LOGGING = {
         "json": {"()": "ops.logs.JsonFormatter"},
     },
     # LOG_FORMAT=json: one JSON object per line (ops/logs.py), for a log shipper.
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
+    # RequestNoise: an expected 503 is a WARNING, a 403 has no traceback (ops/logs.py).
+    "filters": {"request_noise": {"()": "ops.logs.RequestNoise"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["request_noise"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     # py4j (PySpark's bridge to the JVM) says INFO for every connection it opens and closes.
     "loggers": {"django.db.backends": {"level": "WARNING"}, "py4j": {"level": "WARNING"}},

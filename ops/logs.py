@@ -21,3 +21,23 @@ class JsonFormatter(logging.Formatter):
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
         return json.dumps(entry, default=str)
+
+
+class RequestNoise(logging.Filter):
+    """Django's request log at the weight of what happened (attached to the console handler).
+
+    Django logs every 5xx answer at ERROR and a PermissionDenied with its traceback. A 503 is
+    cartlog saying "not now, retry" (a view not caught up with `min_position`, the database
+    away: cartlog/outage.py logs that itself), so it becomes a WARNING; a 403 from a
+    permission check is a refusal, not a fault, so it keeps its line without the traceback.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.name != "django.request":
+            return True
+        status = getattr(record, "status_code", None)
+        if status == 503 and record.levelno > logging.WARNING:
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        elif status == 403 and record.exc_info:
+            record.exc_info, record.exc_text = None, None
+        return True
