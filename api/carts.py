@@ -18,6 +18,7 @@ from carts.decider import CartState
 from carts.handler import Context, Outcome
 from carts.shipping import Shipping
 from eventlog import store
+from kernel.digits import is_number
 from privacy.personal import Revealer
 from projections import cart_view
 
@@ -77,11 +78,6 @@ def parse_idempotency_key(value: str | None) -> str | None:
     if len(value) > MAX_IDEMPOTENCY_KEY:
         raise ValidationError({"Idempotency-Key": [f"Idempotency-Key has at most {MAX_IDEMPOTENCY_KEY} characters."]})
     return value
-
-
-def is_number(text: str, max_digits: int = 18) -> bool:
-    """ASCII digits only: `str.isdigit()` also accepts "²", which `int()` refuses."""
-    return 0 < len(text) <= max_digits and text.isascii() and text.isdigit()
 
 
 def parse_if_match(value: str | None) -> int | None:

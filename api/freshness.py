@@ -19,6 +19,7 @@ from rest_framework.response import Response
 
 from api.schema import problem
 from consumers import coverage
+from kernel.digits import is_number
 from kernel.errors import UnavailableError
 
 POSITION = "Cartlog-Position"
@@ -43,7 +44,7 @@ def min_position(request: Request) -> int | None:
     if raw is None or raw == "":
         return None
     text = raw.strip()
-    if not (0 < len(text) <= MAX_DIGITS and text.isascii() and text.isdigit()):
+    if not is_number(text, MAX_DIGITS):
         raise ValidationError(
             {"min_position": ["min_position must be a log position: a whole number from 0, at most 18 digits."]}
         )

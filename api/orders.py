@@ -21,6 +21,7 @@ from rest_framework.response import Response
 from accounts.services import principal
 from api import examples as ex
 from api.schema import problem
+from kernel.digits import is_number
 from privacy.personal import Revealer
 from projections import order_history
 from projections.models import OrderHistory
@@ -72,13 +73,9 @@ class NewestFirst(CursorPagination):
             cursor = super().decode_cursor(request)
         except NotFound:
             raise ValidationError({"cursor": [self.invalid_cursor]}) from None
-        if cursor is not None and cursor.position is not None and not _is_position(str(cursor.position)):
+        if cursor is not None and cursor.position is not None and not is_number(str(cursor.position), max_digits=19):
             raise ValidationError({"cursor": [self.invalid_cursor]})
         return cursor
-
-
-def _is_position(text: str) -> bool:
-    return 0 < len(text) <= 19 and text.isascii() and text.isdigit()
 
 
 class OrdersView(ListAPIView):

@@ -57,6 +57,11 @@ def problem(status_code: int, title: str, detail: str, errors: dict[str, Any] | 
     return body
 
 
+def too_large() -> dict[str, Any]:
+    """A body over DATA_UPLOAD_MAX_MEMORY_SIZE, however Django noticed it."""
+    return problem(413, "Request too large", "The request body is larger than this API accepts.")
+
+
 def domain_problem(error: DomainError) -> Response:
     code = status_for(error)
     fields = {error.field: [error.detail]} if error.field else None
@@ -72,8 +77,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, DomainError):
         return domain_problem(exc)
     if isinstance(exc, RequestDataTooBig):  # raised by Django while DRF reads the body
-        body = problem(413, "Request too large", "The request body is larger than this API accepts.")
-        return Response(body, status=413, content_type=PROBLEM_JSON)
+        return Response(too_large(), status=413, content_type=PROBLEM_JSON)
     response = drf_exception_handler(exc, context)
     if response is None:
         log.exception("unhandled error in API view", exc_info=exc)
@@ -123,8 +127,7 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
     too_big = isinstance(exception, RequestDataTooBig | TooManyFieldsSent | TooManyFilesSent)
     if is_api(request):
         if too_big:
-            body = problem(413, "Request too large", "The request body is larger than this API accepts.")
-            return JsonResponse(body, status=413, content_type=PROBLEM_JSON)
+            return JsonResponse(too_large(), status=413, content_type=PROBLEM_JSON)
         body = problem(400, "Bad request", "The request could not be read.")
         return JsonResponse(body, status=400, content_type=PROBLEM_JSON)
     detail = (

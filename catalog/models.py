@@ -25,7 +25,8 @@ class Product(models.Model):
 
 class Coupon(models.Model):
     code = models.CharField(max_length=40, primary_key=True)
-    # 1-100 (carts.commands.Discount): over 100 % an order's total would be negative.
+    # 1-100, the range of carts.commands.Discount (written out: catalog is below carts): over 100 % an
+    # order's total would be negative.
     percent = models.PositiveSmallIntegerField(validators=[MinValueValidator(1), MaxValueValidator(100)])
     once = models.BooleanField(default=False, help_text="One-time: claimed at checkout, usable once.")
     active = models.BooleanField(default=True)

@@ -13,6 +13,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from accounts.services import principal
 from analytics import queries as analytics_queries
 from carts import streams
+from carts.commands import Discount
 from carts.decider import CartStatus
 from carts.events import CheckedOut
 from catalog import search
@@ -64,7 +65,8 @@ def with_stock(products: list[Product]) -> list[Product]:
 
 def demo_coupons() -> list[Coupon]:
     """The active coupons a checkout can apply, for a demo's checkout page (settings.DEMO)."""
-    return list(Coupon.objects.filter(active=True, percent__range=(1, 100)).order_by("percent", "code"))
+    usable = (Discount.MIN_PERCENT, Discount.MAX_PERCENT)  # what a checkout applies (carts/commands.py)
+    return list(Coupon.objects.filter(active=True, percent__range=usable).order_by("percent", "code"))
 
 
 def also_bought(sku: str) -> list[dict[str, Any]]:

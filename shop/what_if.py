@@ -20,6 +20,7 @@ from carts.checkout import find_coupon
 from carts.decider import CartState, decide
 from catalog.queries import product_snapshot
 from eventlog import codec
+from kernel.digits import is_number
 from kernel.errors import DomainError
 
 ACTIONS = {"add": "Add to cart", "quantity": "Change quantity", "remove": "Remove", "checkout": "Check out"}
@@ -69,7 +70,7 @@ def _command(cart_id: str, action: str, query: QueryDict) -> c.CartCommand:
 def _quantity(query: QueryDict) -> Any:
     """A whole number, or the text as typed: the decider refuses what is not a whole number."""
     text = query.get("quantity", "").strip()
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 6 else text
+    return int(text) if is_number(text, max_digits=6) else text
 
 
 def _shown(event: Any) -> ShownEvent:

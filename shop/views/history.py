@@ -21,6 +21,7 @@ from catalog import history as product_history
 from claims import queries as claim_queries
 from eventlog import store
 from eventlog.records import RecordedEvent
+from kernel.digits import is_number
 from kernel.principal import Principal
 from privacy.personal import Revealer
 
@@ -84,6 +85,6 @@ def _shown(data: dict[str, Any]) -> str:
 
 def _chosen_version(text: str, latest: int) -> int:
     """A version from 1 to latest; anything else shows the latest (never an error page)."""
-    if text.isascii() and text.isdigit() and 1 <= int(text) <= latest:
+    if is_number(text) and 1 <= int(text) <= latest:
         return int(text)
     return latest

@@ -24,11 +24,12 @@ class Command(BaseCommand):
         parser.add_argument("--only", action="append", default=[], metavar="NAME", help="check only these (relay too)")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        known = [consumer.name for consumer in registry.all_consumers()] + [RELAY]
+        consumers = [consumer.name for consumer in registry.all_consumers()]
+        known = [*consumers, RELAY]
         unknown = sorted(set(options["only"]) - set(known))
         if unknown:  # it would never beat: say so, not "no heartbeat"
             raise CommandError(f"unknown consumer(s): {', '.join(unknown)} (known: {', '.join(known)})")
-        names = options["only"] or known[:-1]
+        names = options["only"] or consumers
         try:
             silent = heartbeat.silent(names)
         except DatabaseError as error:
