@@ -103,3 +103,23 @@ def test_the_guide_page_has_a_section_for_every_switch(client: Client, settings)
     log_in(client, staff=True)
     guide = client.get("/staff/lab/guide/").content.decode()
     assert all(f'id="{s.anchor}"' in guide for s in CATALOG)
+
+
+def test_lab_status_names_each_switch_touched_with_its_count(settings) -> None:
+    """`lab status` lists a switch that is on or has fired: how often (`fired 1 time`, not "1 times"),
+    then what it did, when it did anything (no colon with nothing after it)."""
+    from io import StringIO
+
+    from consumers.faults import fired
+
+    settings.LAB_ENABLED = True
+    call_command("lab", "on", "pause", "--consumer", "order_history")
+    call_command("lab", "on", "duplicate", "--consumer", "order_history")
+    assert fired(Fault.DUPLICATE, "order_history: delivered positions 7..9 twice", once=True)
+    out = StringIO()
+    call_command("lab", "status", stdout=out)
+    switch_lines = [line for line in out.getvalue().splitlines() if line.startswith("switch ")]
+    assert switch_lines == [
+        "switch pause: on, fired 0 times",
+        "switch duplicate: off, fired 1 time: order_history: delivered positions 7..9 twice",
+    ]

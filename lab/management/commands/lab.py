@@ -50,7 +50,9 @@ class Command(BaseCommand):
         for row in (entry.row for entry in switches.state()):
             if row.on or row.fired:
                 state = "on" if row.on else "off"
-                self.stdout.write(f"switch {row.name}: {state}, fired {row.fired} times: {row.note}")
+                note = f": {row.note}" if row.note else ""
+                times = "time" if row.fired == 1 else "times"
+                self.stdout.write(f"switch {row.name}: {state}, fired {row.fired} {times}{note}")
         rows = status.overview([p.NAME for p in registry.inline()], [p.NAME for p in registry.asynchronous()])
         for view in rows:
             self.stdout.write(
