@@ -12,7 +12,7 @@ from rest_framework.response import Response
 
 from accounts.services import principal
 from api import examples as ex
-from api.schema import ETAG, IDEMPOTENCY_KEY, IF_MATCH, location_header, problem
+from api.schema import ETAG, IDEMPOTENCY_KEY, IF_MATCH, LARGEST_NUMBER, location_header, problem, whole_number
 from carts import checkout, errors, handler, services, streams
 from carts.decider import CartState
 from carts.handler import Context, Outcome
@@ -163,7 +163,11 @@ class GetCartView(LeanAPIView):
         "stream replayed to version N. Someone else's cart is a 404, exactly like a cart that does not exist.",
         examples=ex.GET_CART,
         parameters=[
-            OpenApiParameter("at_version", OpenApiTypes.INT, description="Replay the stream up to this version."),
+            OpenApiParameter(
+                "at_version",
+                whole_number(1, LARGEST_NUMBER),
+                description="Replay the stream up to this version (1 to the cart's current version).",
+            ),
             ETAG,
         ],
         responses={200: CartOutput, 400: problem("at_version is not a version of this cart"), **READ_ERRORS},
@@ -177,6 +181,7 @@ class GetCartView(LeanAPIView):
 
 
 EVENTS_LIMIT, EVENTS_MAX_LIMIT = 100, 1000
+MAX_VERSION = 2**31 - 1  # a stream version is a PostgreSQL integer
 NEXT_LINK = OpenApiParameter(
     "Link",
     OpenApiTypes.STR,
@@ -214,9 +219,13 @@ class CartEventsView(LeanAPIView):
         'recorded time: what the cart was built from. A `Link: <...>; rel="next"` header names the next page.',
         examples=ex.LIST_CART_EVENTS,
         parameters=[
-            OpenApiParameter("after_version", OpenApiTypes.INT, description="Events after this version (default 0)."),
             OpenApiParameter(
-                "limit", OpenApiTypes.INT, description=f"At most this many, 1..{EVENTS_MAX_LIMIT} ({EVENTS_LIMIT})."
+                "after_version", whole_number(0, MAX_VERSION), description="Events after this version (default 0)."
+            ),
+            OpenApiParameter(
+                "limit",
+                whole_number(1, EVENTS_MAX_LIMIT),
+                description=f"At most this many, 1..{EVENTS_MAX_LIMIT} ({EVENTS_LIMIT}).",
             ),
             NEXT_LINK,
         ],
@@ -228,7 +237,7 @@ class CartEventsView(LeanAPIView):
     )
     def get(self, request: Request, cart_id: str) -> Response:
         own_cart(request, cart_id)
-        after = parse_count(request.query_params, "after_version", 0, 0, 2**31 - 1)
+        after = parse_count(request.query_params, "after_version", 0, 0, MAX_VERSION)
         limit = parse_count(request.query_params, "limit", EVENTS_LIMIT, 1, EVENTS_MAX_LIMIT)
         # One event past the page tells whether a next page exists; a page reads only its own rows.
         page = store.read_stream(streams.stream_id(cart_id), up_to_version=after + limit + 1, after_version=after)

@@ -17,7 +17,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api.schema import problem
+from api.schema import LARGEST_NUMBER, problem, whole_number
 from consumers import coverage
 from kernel.digits import is_number
 from kernel.errors import UnavailableError
@@ -25,6 +25,7 @@ from kernel.errors import UnavailableError
 POSITION = "Cartlog-Position"
 MIN_POSITION = "Cartlog-Min-Position"
 MAX_DIGITS = 18
+POSITIONS = whole_number(0, LARGEST_NUMBER)  # what min_position accepts (MAX_DIGITS), for the OpenAPI document
 
 
 class ViewBehindError(UnavailableError):
@@ -75,13 +76,11 @@ def stamped(response: Response, position: int) -> Response:
 MIN_POSITION_PARAMETERS = [
     OpenApiParameter(
         "min_position",
-        OpenApiTypes.INT,
+        POSITIONS,
         description="Wait (a few seconds at most) until the view covers this log position, e.g. the "
         "`Cartlog-Position` of your last command; 503 if it does not in time.",
     ),
-    OpenApiParameter(
-        MIN_POSITION, OpenApiTypes.INT, OpenApiParameter.HEADER, description="The same as `min_position`."
-    ),
+    OpenApiParameter(MIN_POSITION, POSITIONS, OpenApiParameter.HEADER, description="The same as `min_position`."),
     OpenApiParameter(
         POSITION,
         OpenApiTypes.INT,

@@ -5,10 +5,11 @@ from typing import Any
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.plumbing import build_bearer_security_scheme_object
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema_field
 from rest_framework import serializers
 
 from api import problems
+from api.input_guard import API_HEADERS
 
 
 class TokenAuthScheme(OpenApiAuthenticationExtension):
@@ -21,6 +22,15 @@ class TokenAuthScheme(OpenApiAuthenticationExtension):
         return dict(build_bearer_security_scheme_object(header_name="Authorization", token_prefix="Token"))
 
 
+MESSAGES: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
+
+
+@extend_schema_field({"oneOf": [MESSAGES, {"type": "object", "additionalProperties": MESSAGES}]})
+class FieldErrorsField(serializers.Field):
+    """The messages of one field, or, for a field that is an object (checkout's `shipping`),
+    the messages of each of its fields: `errors.shipping.email` (docs/api.md)."""
+
+
 class ProblemSerializer(serializers.Serializer):
     """An error, as `application/problem+json` (RFC 9457)."""
 
@@ -31,7 +41,7 @@ class ProblemSerializer(serializers.Serializer):
 
     def get_fields(self) -> dict[str, serializers.Field]:
         # `errors` is also a Serializer property, so it cannot be a class attribute.
-        errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()), required=False)
+        errors = serializers.DictField(child=FieldErrorsField(), required=False)
         return {**super().get_fields(), "errors": errors}
 
 
@@ -72,16 +82,25 @@ def input_refusals_documented(result: dict[str, Any], **kwargs: Any) -> dict[str
     return result
 
 
+def whole_number(low: int, high: int) -> dict[str, Any]:
+    """An integer parameter's schema, with the range its parser accepts (a 400 outside it)."""
+    return {"type": "integer", "minimum": low, "maximum": high}
+
+
+# What kernel/digits.py: is_number accepts: at most 18 ASCII digits.
+LARGEST_NUMBER = 10**18 - 1
+
 IF_MATCH = OpenApiParameter(
     "If-Match",
-    OpenApiTypes.STR,
+    # As api/carts.py: parse_if_match reads it: `*`, or a version, quoted or not, perhaps weak.
+    {"type": "string", "pattern": r'^\s*(\*|(W/)?"*[0-9]{1,18}"*)\s*$'},
     OpenApiParameter.HEADER,
     description='The cart version you read, as `"<version>"` (from the ETag). A stale version gets 412. '
     "Without it, the server retries a concurrency conflict itself.",
 )
 IDEMPOTENCY_KEY = OpenApiParameter(
     "Idempotency-Key",
-    OpenApiTypes.STR,
+    {"type": "string", "maxLength": API_HEADERS["Idempotency-Key"]},  # longer: refused by the input guard
     OpenApiParameter.HEADER,
     description="Any unique string per intended command. Repeating it returns the first outcome and appends "
     "nothing; reusing it for a different request gets 422.",
