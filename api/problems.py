@@ -46,8 +46,11 @@ def slug(title: str) -> str:
 
 
 def problem(status_code: int, title: str, detail: str, errors: dict[str, Any] | None = None) -> dict[str, Any]:
+    # A crash says nothing but its status. Every answer the API explains has a type of its own, a 503
+    # too (a view behind, a coupon check pending): with about:blank the title would have to be the
+    # status phrase (RFC 9457 section 4.2.1), and a client could tell the two 503s apart only by title.
     body: dict[str, Any] = {
-        "type": f"/api/problems/{slug(title)}" if status_code < 500 else "about:blank",
+        "type": "about:blank" if status_code == 500 else f"/api/problems/{slug(title)}",
         "title": title,
         "status": status_code,
         "detail": detail,

@@ -5,6 +5,9 @@ against a real server (docs/api.md), each finding kept here as an ordinary reque
   document described as a flat map of lists, so every client validating a 400 failed on it.
 - The integer and header parameters say the ranges their parsers accept, so a client
   generating requests from the document stops sending values the API always refuses.
+- A 503 the API explains (a view behind, a coupon check pending) has its own `type`:
+  `about:blank` with a title that is not the status phrase breaks RFC 9457 section 4.2.1, and
+  left clients unable to tell the two 503s apart but by their title.
 """
 
 from typing import Any
@@ -106,3 +109,22 @@ def test_command_headers_document_what_is_accepted(schema: dict[str, Any]) -> No
         assert client.put(url, {"quantity": 1}, format="json", HTTP_IF_MATCH=accepted).status_code == 200, accepted
     for refused in ['""', '"two"', '"2", "3"', '"-2"', '"1234567890123456789"']:
         assert_problem(client.put(url, {"quantity": 1}, format="json", HTTP_IF_MATCH=refused), 400)
+
+
+def test_a_503_the_api_explains_has_its_own_type_and_a_crash_none(
+    settings: Any, schema: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.MIN_POSITION_WAIT_SECONDS = 0.05
+    client = client_for("ada")
+    response = client.get("/api/orders", {"min_position": 10**17})
+    body = assert_problem(response, 503)
+    assert (body["type"], body["title"]) == ("/api/problems/view-not-caught-up-yet", "View not caught up yet")
+    assert response["Retry-After"] == "1"
+    assert problem_errors(schema, body) == []
+
+    def crash(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr("carts.services.start_cart", crash)
+    body = assert_problem(client.post("/api/carts"), 500)
+    assert (body["type"], body["title"]) == ("about:blank", "Internal server error")
