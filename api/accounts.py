@@ -1,6 +1,7 @@
 """Sign-up, token login and token revocation, and forget me. Sign-up and login are
 throttled per client address (accounts/throttles.py): 429 with Retry-After."""
 
+from django.contrib.auth import logout
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny, BasePermission, IsAuthenticated
@@ -121,7 +122,8 @@ class TokenView(APIView):
 
 
 class AccountMeView(APIView):
-    authentication_classes = [TokenAuthentication]
+    # A token, or the browser's session (with its CSRF token) like every other endpoint: a signed-in
+    # shopper asking to be forgotten got 401 "credentials were not provided".
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
@@ -133,8 +135,14 @@ class AccountMeView(APIView):
         "(docs/personal-data.md).",
         examples=ex.FORGET_ME,
         request=None,
-        responses={204: None, 401: problem("No valid token")},
+        responses={
+            204: None,
+            401: problem("No valid token or session"),
+            403: problem("A session request without its CSRF token"),
+        },
     )
     def delete(self, request: Request) -> Response:
         forgetting.forget_account(request.user)  # type: ignore[arg-type]
+        if request.auth is None:  # signed in by session: end it, as the shop's Forget me does
+            logout(request._request)
         return Response(status=204)
