@@ -37,7 +37,7 @@ class Command(BaseCommand):
         try:
             registry.get(options["name"])
         except KeyError as error:
-            raise CommandError(str(error.args[0])) from None
+            raise CommandError(str(error.args[0]) + spark_view_hint(options["name"])) from None
         progress = None if options["no_progress"] else Bar()
         try:
             outcome = service.rebuild(
@@ -62,6 +62,20 @@ class Command(BaseCommand):
             f"{options['name']}: rebuilt from {outcome.events_done:,} events up to position {outcome.position:,}"
             f" and swapped in (run {outcome.run_id})"
         )
+
+
+# The read tables the Spark run fills (analytics/models.py) start so; none is a projection.
+SPARK_VIEW_PREFIX = "analytics"
+
+
+def spark_view_hint(name: str) -> str:
+    """What to run instead when the name is one of the Spark views, which no projection rebuild touches."""
+    if not name.lower().startswith(SPARK_VIEW_PREFIX):
+        return ""
+    return (
+        f"; {name} looks like a Spark view (analytics_*): those are not projections, every "
+        "`python manage.py run_spark_jobs` recomputes them all from the whole archive, so run that"
+    )
 
 
 def _at_least(low: float, kind: type[int] | type[float]) -> Callable[[str], Any]:
