@@ -53,7 +53,7 @@ def archive(
 ) -> ArchiveResult:
     """Bring the archive up to the log's safe head (or to `through`), batch by batch."""
     root = archive_root()
-    with _locked(root):
+    with _storage_errors(root), _locked(root):
         checkpoint = _recover(root)
         result = ArchiveResult(position=checkpoint.position)
         while batch := _next_batch(checkpoint.position, batch_size, through):
@@ -77,7 +77,7 @@ def archive_batch(events: Sequence[RecordedEvent]) -> None:
     holds are skipped, so a redelivered batch changes nothing.
     """
     root = archive_root()
-    with _locked(root):
+    with _storage_errors(root), _locked(root):
         checkpoint = _recover(root)
         fresh = [event for event in events if event.position > checkpoint.position]
         if fresh:
@@ -91,6 +91,23 @@ def _next_batch(after: int, batch_size: int, through: int | None) -> list[Record
 
 class ArchiveMismatchError(Exception):
     """The archive folder was written from another log (another database, or one reset since)."""
+
+
+class ArchiveStorageError(Exception):
+    """The archive folder cannot be made, locked or written: a read-only mount, no permission, a full disk."""
+
+
+@contextmanager
+def _storage_errors(root: Path) -> Iterator[None]:
+    # An OSError deep in pyarrow or fcntl names a file, not the setting an operator changes. What a
+    # failed write left is past the checkpoint, so the next run removes it and writes it again.
+    try:
+        yield
+    except OSError as error:
+        raise ArchiveStorageError(
+            f"cannot write the event archive in {root} (EVENT_ARCHIVE_PATH): {error}; "
+            "make the folder writable (or free space) and run again: it resumes from its checkpoint"
+        ) from error
 
 
 def _recover(root: Path) -> layout.ArchiveCheckpoint:

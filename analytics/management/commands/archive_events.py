@@ -2,17 +2,11 @@
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from analytics.archive import (
-    DEFAULT_BATCH_SIZE,
-    ArchiveMismatchError,
-    ArchiveResult,
-    archive,
-    archive_position,
-    archive_root,
-)
+from analytics.archive import DEFAULT_BATCH_SIZE, ArchiveResult, archive, archive_position, archive_root
+from analytics.command_errors import as_command_errors
 from eventlog import store
 
 
@@ -23,6 +17,10 @@ class Command(BaseCommand):
         parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="events per read and write")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        with as_command_errors():
+            self._archive(options)
+
+    def _archive(self, options: dict[str, Any]) -> None:
         start = archive_position()
         pending = max(store.head_position() - start, 0)  # positions, an upper bound on events
         columns = (TextColumn("archive"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
@@ -32,10 +30,7 @@ class Command(BaseCommand):
             def show(result: ArchiveResult) -> None:
                 bar.update(task, completed=result.position - start)
 
-            try:
-                result = archive(batch_size=options["batch_size"], progress=show)
-            except ArchiveMismatchError as error:
-                raise CommandError(str(error)) from None
+            result = archive(batch_size=options["batch_size"], progress=show)
             bar.update(task, completed=pending)
         if options["verbosity"]:
             self.stdout.write(

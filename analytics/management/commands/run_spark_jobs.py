@@ -13,12 +13,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
 from analytics import spark_console
-from analytics.archive import ArchiveMismatchError
+from analytics.command_errors import as_command_errors
 from analytics.pipeline import run_all
-from analytics.run_lock import PipelineBusyError, exclusive_run
+from analytics.run_lock import exclusive_run
 
 # Loggers whose INFO lines repeat what the command prints, or only say how it works inside.
 ECHOES = ("analytics.pipeline", "consumers.lease")
@@ -46,16 +46,14 @@ class Command(BaseCommand):
                     self.stdout.write(f"{time.monotonic() - began:6.1f}s  {message}")
 
         spark_console.quiet_jvm()
-        try:
-            with (
-                _only_warnings(ECHOES, unless=verbosity >= 2),
-                spark_console.jvm_stderr_filtered(),
-                exclusive_run(),
-                spark_console.spark_progress(show, every=options["progress_every"]),
-            ):
-                result = run_all(progress=show)
-        except (ArchiveMismatchError, PipelineBusyError) as error:
-            raise CommandError(str(error)) from None
+        with (
+            as_command_errors(),
+            _only_warnings(ECHOES, unless=verbosity >= 2),
+            spark_console.jvm_stderr_filtered(),
+            exclusive_run(),
+            spark_console.spark_progress(show, every=options["progress_every"]),
+        ):
+            result = run_all(progress=show)
         if verbosity:
             timings = ", ".join(f"{step} {seconds:.1f}s" for step, seconds in result.seconds.items())
             self.stdout.write(
