@@ -57,6 +57,33 @@ def test_sign_up_is_throttled_in_the_api_and_the_shop(low_rates: None) -> None:
     assert Client().post("/signup/", weak).status_code == 429
 
 
+def test_a_made_up_x_forwarded_for_buys_no_attempts_without_proxies(low_rates: None) -> None:
+    """THROTTLE_NUM_PROXIES unset: the budget is the address the connection came from. DRF counted
+    by the whole X-Forwarded-For a client sent, so a new made-up one per attempt was never refused."""
+    get_user_model().objects.create_user(username="mallory-target", password=PASSWORD)
+    client = APIClient()
+    wrong = {"username": "mallory-target", "password": "x"}
+    for n in range(3):
+        assert_problem(client.post("/api/auth/token", wrong, format="json", HTTP_X_FORWARDED_FOR=f"10.0.0.{n}"), 400)
+    assert_problem(client.post("/api/auth/token", wrong, format="json", HTTP_X_FORWARDED_FOR="10.0.0.9"), 429)
+    refused = Client(HTTP_X_FORWARDED_FOR="10.0.0.10").post("/login/", wrong)  # the shop's door too
+    assert refused.status_code == 429
+
+
+def test_behind_proxies_the_client_address_comes_from_x_forwarded_for(low_rates: None, settings) -> None:
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    get_user_model().objects.create_user(username="mallory-target", password=PASSWORD)
+    wrong = {"username": "mallory-target", "password": "x"}
+    for _ in range(3):
+        response = APIClient().post("/api/auth/token", wrong, format="json", HTTP_X_FORWARDED_FOR="203.0.113.7")
+        assert_problem(response, 400)
+    refused = APIClient().post("/api/auth/token", wrong, format="json", HTTP_X_FORWARDED_FOR="203.0.113.7")
+    assert_problem(refused, 429)
+    # Another client behind the same proxy (the same REMOTE_ADDR) has a budget of its own.
+    other = APIClient().post("/api/auth/token", wrong, format="json", HTTP_X_FORWARDED_FOR="198.51.100.4")
+    assert_problem(other, 400)
+
+
 @pytest.mark.parametrize(
     ("username", "password", "messages"),
     [
