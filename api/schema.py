@@ -38,6 +38,13 @@ class ProblemSerializer(serializers.Serializer):
     title = serializers.CharField()
     status = serializers.IntegerField()
     detail = serializers.CharField()
+    # RFC 9457 extension members some refusals add (their `problem_members`): documented, so a
+    # client reading the document knows them (inventory/errors.py, api/freshness.py).
+    sku = serializers.CharField(required=False, help_text="409 out of stock: the product that is short")
+    available = serializers.IntegerField(required=False, help_text="409 out of stock: the units left of it")
+    view = serializers.CharField(required=False, help_text="503: the view that has not caught up")
+    covers_position = serializers.IntegerField(required=False, help_text="503: the log position that view covers")
+    min_position = serializers.IntegerField(required=False, help_text="503: the position the request asked for")
 
     def get_fields(self) -> dict[str, serializers.Field]:
         # `errors` is also a Serializer property, so it cannot be a class attribute.

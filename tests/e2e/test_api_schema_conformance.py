@@ -128,3 +128,27 @@ def test_a_503_the_api_explains_has_its_own_type_and_a_crash_none(
     monkeypatch.setattr("carts.services.start_cart", crash)
     body = assert_problem(client.post("/api/carts"), 500)
     assert (body["type"], body["title"]) == ("about:blank", "Internal server error")
+
+
+def strict_problem_errors(schema: dict[str, Any], body: dict[str, Any]) -> list[str]:
+    """As problem_errors, with every member the body has required to be one the document names."""
+    strict = {**schema["components"]["schemas"]["Problem"], "additionalProperties": False}
+    components = {**schema["components"], "schemas": {**schema["components"]["schemas"], "Problem": strict}}
+    validator = Draft4Validator({"$ref": "#/components/schemas/Problem", "components": components})
+    return [error.message for error in validator.iter_errors(body)]
+
+
+def test_the_extension_members_of_a_problem_are_documented(settings: Any, schema: dict[str, Any]) -> None:
+    from inventory.services import receive_stock
+
+    settings.MIN_POSITION_WAIT_SECONDS = 0.05
+    receive_stock("COF-001", 1, actor="test")
+    client = client_for("ada")
+    cart_id = str(client.post("/api/carts").json()["id"])
+    client.post(f"/api/carts/{cart_id}/items", {"sku": "COF-001", "quantity": 2}, format="json")
+    short = assert_problem(client.post(f"/api/carts/{cart_id}/checkout", {}, format="json"), 409)
+    assert (short["sku"], short["available"]) == ("COF-001", 1)
+    behind = assert_problem(client.get("/api/orders", {"min_position": 10**17}), 503)
+    assert (behind["view"], behind["covers_position"], behind["min_position"]) == ("order_history", 0, 10**17)
+    for body in (short, behind):
+        assert strict_problem_errors(schema, body) == [], body
