@@ -20,7 +20,7 @@ from claims import services as claims
 from claims.models import ClaimStatus
 from inventory import reservations
 from inventory.reservations import Reservation
-from kernel.errors import ConflictError, InvalidInputError, UnavailableError
+from kernel.errors import ConflictError, DomainError, InvalidInputError, UnavailableError
 from kernel.principal import Principal
 
 from . import commands as c
@@ -129,7 +129,15 @@ def _checkout_with_one_time_coupon(
     hold either came first (the order is refused) or never comes. If the
     checkout fails after the claim was accepted, the claim is released.
     """
-    _check_can_check_out(context, cart_id)
+    try:
+        _check_can_check_out(context, cart_id)
+    except DomainError:
+        # Sent again with its Idempotency-Key after it went through, the checkout finds its cart
+        # checked out: it is answered with its first outcome, as the handler answers any repeat.
+        command = services.checkout_command(context, cart_id, discount, shipping=shipping)
+        if replayed := handler.replay(command, context):
+            return replayed
+        raise
     claimant = str(Principal.cart(cart_id))
     holds.release_expired(keys.stream_for("coupon", discount.code), sparing=claimant)
     ticket = claims.request("coupon", discount.code, claimant)

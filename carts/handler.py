@@ -90,7 +90,7 @@ class CommandHandler:
         return fold_recorded(initial_state(cart_id), self.store.read_stream(stream_id(cart_id), up_to_version))
 
     def handle(self, command: c.CartCommand, context: Context) -> Outcome:
-        command_id = f"{context.actor}|{context.idempotency_key}" if context.idempotency_key else None
+        command_id = _command_id(context)
         failure: Exception | None = None
         try:
             outcome = self._with_retries(command, context, command_id)
@@ -103,13 +103,20 @@ class CommandHandler:
         # Idempotency (invariant 5), looked up only when the command did not go through: its
         # write found the key taken, or deciding it again refused it (a checkout sent twice) or
         # changed nothing (a quantity set twice). A first send that committed returns its outcome.
-        if prior := self.processed.lookup(command_id, command):
-            return Outcome(state=self.load(prior.cart_id, prior.version), replayed=True)
+        if replayed := self.replay(command, context):
+            return replayed
         if failure is None:
             return outcome
         if isinstance(failure, RowConflictError):
             raise errors.ConcurrencyConflictError("The same request is being sent at once; try again.") from failure
         raise failure
+
+    def replay(self, command: c.CartCommand, context: Context) -> Outcome | None:
+        """The first outcome of `command` if it was sent before with this Idempotency-Key (nothing
+        appended); None if it was not; IdempotencyKeyReusedError if the key went with another request."""
+        command_id = _command_id(context)
+        prior = self.processed.lookup(command_id, command) if command_id else None
+        return None if prior is None else Outcome(state=self.load(prior.cart_id, prior.version), replayed=True)
 
     def _with_retries(self, command: c.CartCommand, context: Context, command_id: str | None) -> Outcome:
         attempts = 1 if context.expected_version is not None else self.max_attempts
@@ -238,6 +245,11 @@ def starts_unread(command: c.CartCommand, context: Context) -> bool:
     return isinstance(command, c.StartCart) and context.expected_version is None
 
 
+def _command_id(context: Context) -> str | None:
+    # A key is the caller's own: two callers may choose the same one.
+    return f"{context.actor}|{context.idempotency_key}" if context.idempotency_key else None
+
+
 def check_access(state: CartState, actor: Principal) -> None:
     # Someone else's cart is answered exactly like a missing one: no existence leak.
     if state.status is CartStatus.NEW or state.owner != str(actor):
@@ -286,3 +298,7 @@ def handle(command: c.CartCommand, context: Context) -> Outcome:
 
 def load(cart_id: str, up_to_version: int | None = None) -> CartState:
     return installed().load(cart_id, up_to_version)
+
+
+def replay(command: c.CartCommand, context: Context) -> Outcome | None:
+    return installed().replay(command, context)

@@ -54,9 +54,19 @@ def checkout(
     at: datetime | None = None,
     shipping: Shipping | None = None,
 ) -> Outcome:
+    return handle(checkout_command(context, cart_id, discount, at=at, shipping=shipping), context)
+
+
+def checkout_command(
+    context: Context,
+    cart_id: str,
+    discount: c.Discount | None = None,
+    *,
+    at: datetime | None = None,
+    shipping: Shipping | None = None,
+) -> c.Checkout:
     """Shipping details are sealed here, for the person checking out: the command never holds them in clear."""
     sealed = seal_for(str(context.actor), shipping.fields()) if shipping else None
-    command = c.Checkout(
+    return c.Checkout(
         cart_id=cart_id, at=at or timezone.now(), order_id=str(uuid4()), discount=discount, shipping=sealed
     )
-    return handle(command, context)

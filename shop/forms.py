@@ -50,8 +50,13 @@ SHIPPING_FIELDS = {"ship_name": "name", "ship_email": "email", "ship_address": "
 
 
 class CheckoutForm(CartVersionForm):
-    """Shipping details are optional, but all three or none (the API's limits, carts/shipping.py)."""
+    """Shipping details are optional, but all three or none (the API's limits, carts/shipping.py).
 
+    `request_id` is the order's Idempotency-Key, new each time the page is drawn: the same form
+    sent twice (a double click, or again from the browser's history) places one order and shows
+    it both times. A form without one (a page drawn before it existed) is sent without a key."""
+
+    request_id = forms.RegexField(regex=r"^[0-9a-f]{32}$", required=False, widget=forms.HiddenInput)
     coupon = forms.CharField(label="Coupon code (optional)", required=False, max_length=40)
     ship_name = forms.CharField(label="Name", required=False, max_length=shipping.MAX_NAME)
     ship_email = forms.EmailField(label="Email", required=False, max_length=shipping.MAX_EMAIL)

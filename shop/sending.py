@@ -35,8 +35,8 @@ class Refusal:
     field: str | None = None  # the form field the message belongs beside, if any
 
 
-def context(request: HttpRequest, expected_version: int | None = None) -> Context:
-    return Context(actor=current.actor(request), expected_version=expected_version)
+def context(request: HttpRequest, expected_version: int | None = None, idempotency_key: str | None = None) -> Context:
+    return Context(actor=current.actor(request), expected_version=expected_version, idempotency_key=idempotency_key)
 
 
 def attempt(action: Callable[[], Outcome], cart_id: str | None = None) -> Outcome | Refusal:

@@ -6,6 +6,8 @@ commits. So the checkout remembers, in the session, the log position of its
 the shopper always sees the order just placed (read your writes).
 """
 
+from uuid import uuid4
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -37,7 +39,8 @@ def checkout(request: HttpRequest) -> HttpResponse:
     if row is None or not row.lines:
         messages.info(request, "Your cart is empty; add something before checking out.")
         return redirect("shop:cart")
-    return _checkout_page(request, row, CheckoutForm(initial={"cart_id": row.cart_id, "version": row.version}))
+    initial = {"cart_id": row.cart_id, "version": row.version, "request_id": uuid4().hex}
+    return _checkout_page(request, row, CheckoutForm(initial=initial))
 
 
 def _place_order(request: HttpRequest, form: CheckoutForm) -> HttpResponse:
@@ -48,7 +51,7 @@ def _place_order(request: HttpRequest, form: CheckoutForm) -> HttpResponse:
     if not form.is_valid():
         return _checkout_page(request, row, form, status=400)
     data = form.cleaned_data
-    ctx = context(request, expected_version=data["version"])
+    ctx = context(request, expected_version=data["version"], idempotency_key=data["request_id"] or None)
     shipping = form.shipping()
     outcome = attempt(
         lambda: carts_checkout.place_order(ctx, data["cart_id"], data["coupon"] or None, shipping), data["cart_id"]
