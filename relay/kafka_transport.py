@@ -8,6 +8,7 @@ most, and the repeat is dropped here.
 """
 
 import logging
+import time
 from collections.abc import Sequence
 
 from confluent_kafka import Consumer, Message, TopicPartition
@@ -25,6 +26,11 @@ from .topics import ensure_topics, partition_for
 
 log = logging.getLogger(__name__)
 
+POLL_SECONDS = 0.5
+# How long an empty poll may be doubted: a new member gets its partitions only once the group has
+# joined (seconds), and then its fetcher needs a moment; "nothing now" is trusted only after that.
+SETTLE_SECONDS = 15.0
+
 
 class KafkaTransport:
     name = "kafka"
@@ -32,13 +38,15 @@ class KafkaTransport:
     def __init__(self) -> None:
         self.kafka: Consumer | None = None
         self.unconfirmed: dict[tuple[str, int], int] = {}  # first offset per partition of a batch in hand
+        self.assigned = False  # the group has given this member its partitions (none is an answer too)
+        self.settled = False  # since then, it has read to the end of each of them once
 
     def fetch(self, consumer: str, categories: Sequence[str], limit: int) -> Batch:
         kafka = self._connect(consumer, categories)
         self._rewind_unconfirmed(kafka)
         # Wait for the first message only, then take what is already buffered: consume(n, timeout)
         # alone would sit out the whole timeout on a quiet log.
-        first = kafka.poll(0.5)
+        first = self._first(kafka)
         if first is None:
             return Batch(events=[])
         buffered = kafka.consume(num_messages=max(limit - 1, 1), timeout=0) if limit > 1 else []
@@ -63,11 +71,36 @@ class KafkaTransport:
             return Batch(events=[])
         return Batch(events=events, commit=lambda: _save(consumer, progress), after_commit=lambda: self._confirm(kafka))
 
+    def _first(self, kafka: Consumer) -> Message | None:
+        """The next message; None only when there is none now.
+
+        An empty poll right after joining says nothing: the member may not have its partitions
+        yet, or not have fetched from them (`run_consumers --once` then read 0 events of a
+        backlog and exited). So until this member has once reached the end of every partition
+        it was given, an empty poll is checked against the partitions' ends and polled again,
+        for at most SETTLE_SECONDS. After that an empty poll is trusted, and costs nothing more.
+        """
+        deadline = time.monotonic() + SETTLE_SECONDS
+        while (first := kafka.poll(POLL_SECONDS)) is None and not self.settled:
+            if self.assigned and _at_end(kafka):
+                self.settled = True
+            elif time.monotonic() >= deadline:
+                log.warning("kafka transport: no partitions read to their end after %.0fs", SETTLE_SECONDS)
+                break
+        return first
+
+    def _on_assign(self, kafka: Consumer, partitions: list[TopicPartition]) -> None:
+        """A (re)balance: the new partitions' ends are not known to be reached yet."""
+        self.assigned, self.settled = True, False
+
     def _connect(self, consumer: str, categories: Sequence[str]) -> Consumer:
         if self.kafka is None:
             ensure_topics()  # subscribing to a topic that does not exist yet would wait for a metadata refresh
             self.kafka = Consumer(config.consumer(f"{settings.KAFKA_TOPIC_PREFIX}-{consumer}"))
-            self.kafka.subscribe([config.topic(c) for c in (categories or config.categories())])
+            self.assigned = self.settled = False
+            self.kafka.subscribe(
+                [config.topic(c) for c in (categories or config.categories())], on_assign=self._on_assign
+            )
         return self.kafka
 
     def _rewind_unconfirmed(self, kafka: Consumer) -> None:
@@ -126,6 +159,26 @@ def applied_beyond(name: str, position: int, events: Sequence[RecordedEvent]) ->
         if event.position > position
         and progress.get((event.stream_id.split("-", 1)[0], partition_for(event.stream_id)), 0) >= event.position
     ]
+
+
+def _at_end(kafka: Consumer) -> bool:
+    """Has this member read every partition it holds to the end (the high watermark)?
+
+    Where it reads from is its position once it fetched, else the group's committed offset,
+    else the beginning (`auto.offset.reset=earliest`).
+    """
+    assignment = kafka.assignment()
+    if not assignment:
+        return True
+    positions = {(tp.topic, tp.partition): tp.offset for tp in kafka.position(assignment)}
+    committed = {(tp.topic, tp.partition): tp.offset for tp in kafka.committed(assignment, timeout=5.0)}
+    for tp in assignment:
+        low, high = kafka.get_watermark_offsets(tp, timeout=5.0)
+        where = (tp.topic, tp.partition)
+        start = next((offset for offset in (positions.get(where, -1), committed.get(where, -1)) if offset >= 0), low)
+        if start < high:
+            return False
+    return True
 
 
 def _where(message: Message) -> tuple[str, int]:

@@ -16,6 +16,7 @@ from consumers.models import Heartbeat
 from kernel.principal import Principal
 from projections.models import OrderHistory
 from tests.kafka_broker import Broker
+from tests.kafka_helpers import relay_everything
 from tests.processes import database_url
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -88,3 +89,22 @@ def test_once_on_a_backlog_says_how_far_it_got_while_it_works(
     call_command("run_consumers", "--once", "--transport", "table", "--only", "product_activity")
     out = capsys.readouterr().out
     assert "product_activity: 2 events so far..." in out and "product_activity: 6 events" in out
+
+
+@pytest.mark.kafka
+@pytest.mark.postgres
+def test_run_consumers_once_on_kafka_reads_the_backlog_before_it_exits(catalog: None, kafka: Broker) -> None:
+    """`--once` is "what is there now": a member of a group that has not joined yet has read nothing,
+    and its first empty poll used to end the run with "order_history: 0 events"."""
+    orders = {place_an_order(), place_an_order()}
+    relay_everything()
+    env = {**os.environ, "DATABASE_URL": database_url(), "KAFKA_BOOTSTRAP_SERVERS": kafka.bootstrap,
+           "KAFKA_TOPIC_PREFIX": settings.KAFKA_TOPIC_PREFIX}  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "manage.py", "run_consumers", "--once", "--only", "order_history"],
+        cwd=Path(settings.BASE_DIR), env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    # Two carts of three events each: CartStarted, ItemAdded, CheckedOut.
+    assert "order_history: 6 events" in done.stdout.splitlines()
+    assert set(OrderHistory.objects.values_list("order_id", flat=True)) == orders
