@@ -63,6 +63,7 @@ class Lease:
         self.ttl = settings.CONSUMER_LEASE_SECONDS if ttl is None else ttl
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{id(self)}"
         self.held = False
+        self.standing_by = False  # told the log that another process holds it
         self._conn: psycopg.Connection[Any] | None = None
 
     def acquire(self) -> bool:
@@ -73,6 +74,10 @@ class Lease:
         held = self._acquire_lock() if _is_postgresql() else self._acquire_row()
         if held != self.held:
             log.info("lease %s %s by pid %d", self.name, "acquired" if held else "LOST", os.getpid())
+        elif not held and not self.standing_by:
+            # Said once: a second `run_relay` (or a hot spare) printed "started" and then nothing, idle.
+            log.info("lease %s is held by another process; pid %d stands by until it is free", self.name, os.getpid())
+        self.standing_by = not held
         self.held = held
         return held
 
