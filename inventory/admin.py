@@ -89,3 +89,6 @@ class StockLevelAdmin(admin.ModelAdmin):
         actor = str(Principal.user(str(request.user.pk)))
         for command in form.commands:
             installed().handle(command, actor=actor)
+        # The row is the stock_levels view, written by the handler's projection, not by this form:
+        # read it back, or the "added/changed successfully" message quotes the figures from before.
+        obj.refresh_from_db()
