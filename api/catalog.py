@@ -51,6 +51,9 @@ def product_data(product: Product, recommendations: list[dict[str, Any]], stock:
 
 class ProductsView(APIView):
     permission_classes = [AllowAny]
+    # Anyone may read it: a stale token sent along (an SDK sends its token with every call) must not
+    # refuse it with 401, as it must not refuse a login (api/accounts.py: TokenView).
+    authentication_classes: list[type] = []
 
     @extend_schema(
         operation_id="list_products",
@@ -80,6 +83,7 @@ class ProductsView(APIView):
 
 class ProductView(APIView):
     permission_classes = [AllowAny]
+    authentication_classes: list[type] = []  # as ProductsView
 
     @extend_schema(
         operation_id="get_product",
