@@ -58,18 +58,20 @@ def catch_up(
     lean = hasattr(projection, "apply_decoded")
     with fewer_collections(), Reader(tuple(projection.CATEGORIES), batch_size, lean=lean) as reader, Writer() as writer:
         for _ in range(PASSES):
-            done = _pass(_Batches(run, projection, reader, writer, clock), progress, stop, pause)
+            head = store.head_position()
+            done = _pass(_Batches(run, projection, reader, writer, clock), head, progress, stop, pause)
             writer.wait()  # the pass's last batch is committed: run.position is where the shadow stands
             if not done:
                 return False
+            # Shown once more now that the last batch is in: up to the pass's head, whatever its last event.
+            progress.update(run, scanned=head)
             if store.head_position() - run.position < batch_size:
                 break
     return True
 
 
-def _pass(batches: "_Batches", progress: Progress, stop: threading.Event | None, pause: float) -> bool:
-    """Batches up to the head as it is when the pass begins; False if `stop` was set."""
-    head = store.head_position()
+def _pass(batches: "_Batches", head: int, progress: Progress, stop: threading.Event | None, pause: float) -> bool:
+    """Batches up to `head`, the head as it was when the pass began; False if `stop` was set."""
     runs.set_status(batches.run, RunStatus.BUILDING, head=head, error="")  # a resumed run is no longer failing
     while batches.after < head:
         if stop and stop.is_set():

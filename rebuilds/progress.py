@@ -16,7 +16,7 @@ from .models import RebuildRun
 class Progress(Protocol):
     def start(self, run: RebuildRun, head: int) -> None: ...
 
-    def update(self, run: RebuildRun) -> None: ...
+    def update(self, run: RebuildRun, scanned: int = 0) -> None: ...
 
     def close(self) -> None: ...
 
@@ -27,7 +27,7 @@ class Silent:
     def start(self, run: RebuildRun, head: int) -> None:
         return None
 
-    def update(self, run: RebuildRun) -> None:
+    def update(self, run: RebuildRun, scanned: int = 0) -> None:
         return None
 
     def close(self) -> None:
@@ -56,10 +56,13 @@ class Bar:
             f"rebuild {run.projection}", total=max(head, 1), completed=run.position, done=run.events_done, rate=0.0
         )
 
-    def update(self, run: RebuildRun) -> None:
+    def update(self, run: RebuildRun, scanned: int = 0) -> None:
+        """`scanned`: how far the log has been read, when that is past the run's last event (a
+        projection of a few categories has read up to the head though its last event is far below)."""
         if self.task is not None:
-            total = max(run.position, self.progress.tasks[0].total or 0)
-            self.progress.update(self.task, completed=run.position, total=total, done=run.events_done, rate=run.rate)
+            completed = max(run.position, scanned)
+            total = max(completed, self.progress.tasks[0].total or 0)
+            self.progress.update(self.task, completed=completed, total=total, done=run.events_done, rate=run.rate)
 
     def close(self) -> None:
         self.progress.stop()

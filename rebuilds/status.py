@@ -33,6 +33,9 @@ def summary() -> dict[str, dict[str, Any]]:
     return result
 
 
+FINISHED = (RunStatus.SWAPPED, RunStatus.VERIFIED, RunStatus.DIFFERS)
+
+
 def describe(run: RebuildRun, head: int) -> dict[str, Any]:
     building = run.status == RunStatus.BUILDING
     remaining = max(head - run.position, 0) if building else 0
@@ -43,7 +46,8 @@ def describe(run: RebuildRun, head: int) -> dict[str, Any]:
         "shadow_table": run.shadow_table,
         "position": run.position,
         "head": head,
-        "progress": round(run.position / head, 4) if head else 1.0,
+        # A run that finished read up to the head, though its last event (run.position) may be far below it.
+        "progress": 1.0 if run.status in FINISHED or not head else round(run.position / head, 4),
         "events_done": run.events_done,
         "events_per_second": round(run.rate, 1),
         "eta_seconds": round(remaining / run.rate, 1) if building and run.rate > 0 else None,
