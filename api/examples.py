@@ -206,7 +206,7 @@ LOGIN_TOKEN = [
     TOO_MANY,
 ]
 LOGOUT_TOKEN = [NOT_AUTHENTICATED]
-FORGET_ME = [NOT_AUTHENTICATED]
+FORGET_ME = [NOT_AUTHENTICATED, refusal(403, "Forbidden", "CSRF Failed: CSRF token missing.")]  # a session without it
 LIST_PRODUCTS = [response("The catalog", PRODUCT)]
 GET_PRODUCT = [
     response("A product", PRODUCT),
