@@ -15,6 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from catalog.models import Coupon
+from catalog.queries import withdrawn
 from claims import holds, keys
 from claims import services as claims
 from claims.models import ClaimStatus
@@ -79,8 +80,9 @@ def _reserve_stock(context: Context, cart_id: str) -> Reservation:
     state = handler.load(cart_id)
     if state.status is not CartStatus.OPEN or state.owner != str(context.actor) or not state.lines:
         return Reservation(id="", lines=())
-    # A stale If-Match is refused before units are set aside: a 412 appends nothing (docs/api.md).
+    # A stale If-Match, or a line no longer sold, is refused before units are set aside: nothing is appended.
     handler.check_expected_version(state, context)
+    decide(state, _dry_run(cart_id))
     lines = [(line.sku, line.quantity) for line in state.lines]
     return reservations.reserve(lines, for_cart=cart_id, actor=str(context.actor))
 
@@ -172,4 +174,9 @@ def _check_can_check_out(context: Context, cart_id: str) -> None:
     state = handler.load(cart_id)
     handler.check_access(state, context.actor)
     handler.check_expected_version(state, context)
-    decide(state, c.Checkout(cart_id=cart_id, at=timezone.now(), order_id="dry-run"))
+    decide(state, _dry_run(cart_id))
+
+
+def _dry_run(cart_id: str) -> c.Checkout:
+    """A Checkout to run the decider's rules with, before anything is set aside or claimed."""
+    return c.Checkout(cart_id=cart_id, at=timezone.now(), order_id="dry-run", withdrawn=withdrawn())

@@ -65,3 +65,6 @@ class Checkout(CartCommand):
     order_id: str
     discount: Discount | None = None
     shipping: dict[str, Any] | None = None  # sealed for the person (privacy/sealing.py), never in clear
+    # The SKUs the catalog no longer sells, as the caller read them (catalog/queries.py: withdrawn):
+    # a cart holding one is not checked out.
+    withdrawn: frozenset[str] = frozenset()

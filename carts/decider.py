@@ -133,6 +133,12 @@ def _change_owner(state: CartState, command: c.ChangeCartOwner) -> list[e.CartEv
 def _checkout(state: CartState, command: c.Checkout) -> list[e.CartEvent]:
     if not state.lines:
         raise errors.EmptyCartError("Your cart is empty; add something before checking out.")
+    if gone := [line.sku for line in state.lines if line.sku in command.withdrawn]:
+        one = len(gone) == 1
+        raise errors.ProductWithdrawnError(
+            f"{', '.join(gone)} {'is' if one else 'are'} no longer sold; "
+            f"remove {'it' if one else 'them'} from your cart to check out."
+        )
     subtotal = state.subtotal
     discount = Decimal("0.00")
     if command.discount is not None:

@@ -26,6 +26,13 @@ class InactiveProductError(CartError, kinds.InvalidInputError):
     field = "sku"
 
 
+class ProductWithdrawnError(CartError, kinds.ConflictError):
+    """A line of the cart is a product the catalog no longer sells (checkout)."""
+
+    title = "Product no longer available"
+    field = "sku"
+
+
 class ItemNotInCartError(CartError, kinds.NotFoundError):
     title = "Item not in cart"
 

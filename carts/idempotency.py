@@ -28,7 +28,7 @@ from .models import ProcessedCommand
 
 # Fields that differ between two sends of the same request and so are not part of
 # what the client asked: the time, a fresh order id, the catalog's current data.
-_VOLATILE = {"at", "order_id", "product"}
+_VOLATILE = {"at", "order_id", "product", "withdrawn"}  # the clock's and the catalog's, not the request's
 
 
 @dataclass(frozen=True)

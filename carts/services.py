@@ -11,7 +11,7 @@ from uuid import uuid4
 
 from django.utils import timezone
 
-from catalog.queries import product_snapshot
+from catalog.queries import product_snapshot, withdrawn
 from kernel.principal import Principal
 from privacy.personal import seal_for
 
@@ -68,5 +68,10 @@ def checkout_command(
     """Shipping details are sealed here, for the person checking out: the command never holds them in clear."""
     sealed = seal_for(str(context.actor), shipping.fields()) if shipping else None
     return c.Checkout(
-        cart_id=cart_id, at=at or timezone.now(), order_id=str(uuid4()), discount=discount, shipping=sealed
+        cart_id=cart_id,
+        at=at or timezone.now(),
+        order_id=str(uuid4()),
+        discount=discount,
+        shipping=sealed,
+        withdrawn=withdrawn(),
     )

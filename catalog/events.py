@@ -58,7 +58,7 @@ class ProductRecategorized(ProductEvent):
 
 @dataclass(frozen=True, kw_only=True)
 class ProductWithdrawn(ProductEvent):
-    """Taken off sale: it stays in the catalog (old carts name it) but cannot be added."""
+    """Taken off sale: it stays in the catalog (old carts name it) but cannot be added, nor checked out."""
 
     TYPE = "ProductWithdrawn"
 

@@ -47,6 +47,13 @@ def product_snapshot(sku: str) -> ProductSnapshot | None:
     return None if row is None else ProductSnapshot(sku=sku, price=row.price, active=row.active)
 
 
+def withdrawn() -> frozenset[str]:
+    """The SKUs taken off sale (a checkout refuses a cart holding one): a few rows, read per checkout."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT sku FROM {Product._meta.db_table} WHERE NOT active")
+        return frozenset(sku for (sku,) in cursor.fetchall())
+
+
 def _money(value: object) -> Decimal:
     """SQLite hands a decimal column back as a float or an int; PostgreSQL as a Decimal."""
     return Decimal(str(value)).quantize(CENT)

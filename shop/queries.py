@@ -18,7 +18,7 @@ from carts.decider import CartStatus
 from carts.events import CheckedOut
 from catalog import search
 from catalog.models import Coupon, Product
-from catalog.queries import product_names
+from catalog.queries import product_names, withdrawn
 from consumers import coverage
 from eventlog import store
 from inventory.services import available
@@ -35,6 +35,7 @@ class ShownLine:
     quantity: int
     unit_price: Decimal
     line_total: Decimal
+    withdrawn: bool = False  # an open cart's line the catalog no longer sells (its checkout is refused)
 
 
 def categories() -> list[str]:
@@ -74,17 +75,21 @@ def also_bought(sku: str) -> list[dict[str, Any]]:
     return analytics_queries.also_bought(sku)
 
 
-def shown_lines(lines: Iterable[Any]) -> list[ShownLine]:
-    """Cart lines (dicts from cart_view or decider `Line`s) with the product's name."""
+def shown_lines(lines: Iterable[Any], *, open_cart: bool = False) -> list[ShownLine]:
+    """Cart lines (dicts from cart_view or decider `Line`s) with the product's name; for an
+    `open_cart`, whether the catalog still sells each (a placed order's lines are what was sold)."""
     raw = [line if isinstance(line, dict) else vars(line) for line in lines]
     names = product_names([line["sku"] for line in raw])
-    return [_shown(line, names.get(line["sku"]) or line["sku"]) for line in raw]
+    gone = withdrawn() if open_cart and raw else frozenset()
+    return [_shown(line, names.get(line["sku"]) or line["sku"], line["sku"] in gone) for line in raw]
 
 
-def _shown(line: dict[str, Any], name: str) -> ShownLine:
+def _shown(line: dict[str, Any], name: str, gone: bool) -> ShownLine:
     price = Decimal(str(line["unit_price"]))
     quantity = int(line["quantity"])
-    return ShownLine(sku=line["sku"], name=name, quantity=quantity, unit_price=price, line_total=price * quantity)
+    return ShownLine(
+        sku=line["sku"], name=name, quantity=quantity, unit_price=price, line_total=price * quantity, withdrawn=gone
+    )
 
 
 @dataclass(frozen=True, kw_only=True)

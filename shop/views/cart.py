@@ -28,7 +28,7 @@ def cart_page(request: HttpRequest, line_errors: dict[str, str] | None = None, s
     owner = current.actor(request) if request.user.is_authenticated else None
     page = {
         "cart": row,
-        "lines": queries.shown_lines(row.lines) if row else [],
+        "lines": queries.shown_lines(row.lines, open_cart=True) if row else [],
         "line_errors": line_errors or {},
         "other_carts": queries.other_open_carts(owner, row.cart_id if row else None) if owner else [],
     }

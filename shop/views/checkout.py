@@ -87,7 +87,7 @@ def _refused(request: HttpRequest, row: CartView, form: CheckoutForm, refusal: R
 
 
 def _checkout_page(request: HttpRequest, row: CartView, form: CheckoutForm, status: int = 200) -> HttpResponse:
-    page = {"cart": row, "lines": queries.shown_lines(row.lines), "form": form}
+    page = {"cart": row, "lines": queries.shown_lines(row.lines, open_cart=True), "form": form}
     if settings.DEMO:
         page["demo_coupons"] = queries.demo_coupons()
     return render(request, "shop/checkout.html", page, status=status)
