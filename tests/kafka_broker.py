@@ -20,9 +20,11 @@ def free_port() -> int:
 
 
 class Broker:
-    def __init__(self, binary: str, log_dir: Path) -> None:
+    def __init__(self, binary: str, log_dir: Path, advertised_port: int | None = None) -> None:
+        """`advertised_port`: the address clients are told to connect to (a proxy in front), if not its own."""
         self.binary = binary
         self.port = free_port()
+        self.advertised_port = advertised_port or self.port
         self.log_dir = log_dir
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -31,10 +33,10 @@ class Broker:
         return f"127.0.0.1:{self.port}"
 
     def start(self) -> None:
-        url = f"tcp://{self.bootstrap}"
+        url, advertised = f"tcp://{self.bootstrap}", f"tcp://127.0.0.1:{self.advertised_port}"
         log = open(self.log_dir / "tansu.log", "ab")  # noqa: SIM115 (owned by the process)
         self.process = subprocess.Popen(
-            [self.binary, "broker", "--listener-url", url, "--advertised-listener-url", url,
+            [self.binary, "broker", "--listener-url", url, "--advertised-listener-url", advertised,
              "--storage-engine", "memory://tansu/"],
             stdout=log, stderr=log,
         )  # fmt: skip
