@@ -71,6 +71,13 @@ def test_receive_stock_appends_stock_received_and_says_the_level(
     assert level("COF-001") == (10, 0, 10)
 
 
+def test_a_negative_receipt_points_to_adjust_and_appends_nothing(catalog: None) -> None:
+    with pytest.raises(CommandError) as refused:
+        call_command("receive_stock", "COF-001", "-3")
+    assert str(refused.value) == "Receive a positive number of units. To take units off, use --adjust --reason WHY."
+    assert stock_types("COF-001") == []
+
+
 @pytest.mark.parametrize("sku", ["NOPE-1", "cof-001", "", "X" * 300])
 def test_stock_for_a_sku_that_is_no_product_is_refused_and_nothing_is_appended(catalog: None, sku: str) -> None:
     # Each of these made a stream of its own (stock-NOPE-1, stock-cof-001, stock-) or a traceback.

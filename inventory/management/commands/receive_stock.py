@@ -26,6 +26,8 @@ class Command(BaseCommand):
             else:
                 outcome = receive_stock(sku, quantity, actor="receive_stock")
         except DomainError as error:
-            raise CommandError(error.detail) from None
+            # A receipt of fewer than one unit is most often a correction typed without its flag.
+            hint = " To take units off, use --adjust --reason WHY." if not options["adjust"] and quantity < 0 else ""
+            raise CommandError(error.detail + hint) from None
         state = outcome.state
         self.stdout.write(f"{sku}: {state.on_hand} on hand, {state.reserved} reserved, {state.available} available")
