@@ -20,7 +20,7 @@ from rest_framework.response import Response
 
 from accounts.services import principal
 from api import examples as ex
-from api.schema import problem
+from api.schema import LARGEST_NUMBER, problem, whole_number
 from kernel.digits import is_number
 from privacy.personal import Revealer
 from projections import order_history
@@ -76,6 +76,24 @@ class NewestFirst(CursorPagination):
         if cursor is not None and cursor.position is not None and not is_number(str(cursor.position), max_digits=19):
             raise ValidationError({"cursor": [self.invalid_cursor]})
         return cursor
+
+    def get_page_size(self, request: Request) -> int:
+        """`page_size`: a whole number from 1 (more than 100 gives 100), or a 400 naming it. DRF
+        fell back to 20 for 0, -1 or `abc`, and copied the value into the `next` link."""
+        text = request.query_params.get(self.page_size_query_param)
+        if text is None:
+            return self.page_size
+        if not is_number(text) or int(text) < 1:
+            raise ValidationError({"page_size": [f"page_size must be a whole number from 1 to {self.max_page_size}."]})
+        return min(int(text), self.max_page_size)
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        """`page_size` with the range `get_page_size` accepts (the schema said any integer)."""
+        parameters: list[dict[str, Any]] = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.page_size_query_param:
+                parameter["schema"] = whole_number(1, LARGEST_NUMBER)
+        return parameters
 
 
 class OrdersView(ListAPIView):

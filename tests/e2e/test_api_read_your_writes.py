@@ -136,6 +136,20 @@ def test_a_cursor_this_endpoint_did_not_give_is_a_400_naming_it(cursor: str) -> 
     assert "cursor" in body["errors"]
 
 
+@pytest.mark.parametrize("page_size", ["0", "-1", "abc", "2.5", "٣", ""])
+def test_a_page_size_that_is_no_whole_number_from_1_is_a_400_naming_it(page_size: str) -> None:
+    # DRF answered these with a page of 20 and copied the value into the `next` link.
+    client = client_for("ada")
+    body = assert_problem(client.get("/api/orders", {"page_size": page_size}), 400)
+    assert body["errors"] == {"page_size": ["page_size must be a whole number from 1 to 100."]}
+
+
+def test_a_page_size_above_100_is_not_refused() -> None:
+    client = client_for("ada")
+    response = client.get("/api/orders", {"page_size": "500"})
+    assert response.status_code == 200 and response.json()["results"] == []
+
+
 def test_analytics_cover_the_last_spark_run() -> None:
     client = client_for("ada")
     response = client.get("/api/analytics/summary", {"min_position": 0})

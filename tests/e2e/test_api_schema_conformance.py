@@ -77,6 +77,7 @@ def test_integer_parameters_document_the_ranges_their_parsers_accept(schema: dic
     }  # fmt: skip
     assert parameter(schema, "get", events, "after_version") == {"type": "integer", "minimum": 0, "maximum": 2**31 - 1}
     assert parameter(schema, "get", events, "limit") == {"type": "integer", "minimum": 1, "maximum": 1000}
+    assert parameter(schema, "get", "/api/orders", "page_size") == {**POSITION, "minimum": 1}  # above 100: 100
     for path in ("/api/orders", "/api/analytics/summary", "/api/projections"):
         assert parameter(schema, "get", path, "min_position") == POSITION, path
         assert parameter(schema, "get", path, "Cartlog-Min-Position") == POSITION, path
