@@ -22,14 +22,6 @@ MY_OPERATIONS = {
 }  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def schema(django_db_blocker: Any) -> dict[str, Any]:
-    with django_db_blocker.unblock():
-        response = APIClient().get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
-    assert response.status_code == 200
-    return dict(response.json())
-
-
 def operations(schema: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
     return {(method, path): op for path, ops in schema["paths"].items() for method, op in ops.items()}
 

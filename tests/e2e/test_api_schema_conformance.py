@@ -23,14 +23,6 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("catalog")]
 POSITION = {"type": "integer", "minimum": 0, "maximum": 999_999_999_999_999_999}
 
 
-@pytest.fixture(scope="module")
-def schema(django_db_blocker: Any) -> dict[str, Any]:
-    with django_db_blocker.unblock():
-        response = APIClient().get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
-    assert response.status_code == 200
-    return dict(response.json())
-
-
 def parameter(schema: dict[str, Any], method: str, path: str, name: str) -> dict[str, Any]:
     (found,) = [p for p in schema["paths"][path][method]["parameters"] if p["name"] == name]
     return dict(found["schema"])
