@@ -345,5 +345,10 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["request_noise"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     # py4j (PySpark's bridge to the JVM) says INFO for every connection it opens and closes.
-    "loggers": {"django.db.backends": {"level": "WARNING"}, "py4j": {"level": "WARNING"}},
+    # librdkafka (relay/config.py: LIBRDKAFKA_LOG) says INFO for housekeeping ("Purging 1 unserved events").
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        "py4j": {"level": "WARNING"},
+        "librdkafka": {"level": "WARNING"},
+    },
 }

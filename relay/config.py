@@ -13,6 +13,7 @@ idempotence and acks, the consumer's group.id and manual commits). The names of
 cartlog's own Kafka settings (cartlog/settings.py, OWN_SETTINGS) are not options.
 """
 
+import logging
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -51,9 +52,17 @@ def options_from_environment(environ: Mapping[str, str] | None = None) -> dict[s
     }
 
 
+# librdkafka's own lines ("Connect to ... failed", a broker's errors) go through Python's logging, under this
+# name, so they carry the service's format (LOG_FORMAT=json included) and level, not raw "%3|...|FAIL|" on stderr.
+# They reach it when the client is polled.
+LIBRDKAFKA_LOG = logging.getLogger("librdkafka")
+
+
 def common() -> dict[str, Any]:
-    """What every client gets: the bootstrap servers and the operator's options (admin clients use it as is)."""
-    return {"bootstrap.servers": settings.KAFKA_BOOTSTRAP_SERVERS, **options_from_environment()}
+    """What every client gets: the bootstrap servers, librdkafka's log, and the operator's options
+    (admin clients use it as is)."""
+    servers = settings.KAFKA_BOOTSTRAP_SERVERS
+    return {"bootstrap.servers": servers, "logger": LIBRDKAFKA_LOG, **options_from_environment()}
 
 
 def producer() -> dict[str, Any]:
