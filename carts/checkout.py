@@ -60,6 +60,8 @@ class CouponUsedError(ConflictError):
 
 
 def place_order(context: Context, cart_id: str, coupon_code: str | None, shipping: Shipping | None = None) -> Outcome:
+    if (first := _first_outcome(context, cart_id, coupon_code, shipping)) is not None:
+        return first
     coupon = find_coupon(coupon_code) if coupon_code else None
     reservation = _reserve_stock(context, cart_id)
     try:
@@ -72,6 +74,21 @@ def place_order(context: Context, cart_id: str, coupon_code: str | None, shippin
     except BaseException:
         reservations.release(reservation, "the checkout it was made for failed", str(context.actor))
         raise
+
+
+def _first_outcome(
+    context: Context, cart_id: str, coupon_code: str | None, shipping: Shipping | None
+) -> Outcome | None:
+    """The first outcome of a checkout sent again with its Idempotency-Key after it went through,
+    before anything is checked: a coupon deactivated since, or a product withdrawn, does not change
+    the order it placed. None when this is no repeat (or carries no key)."""
+    if not context.idempotency_key:
+        return None
+    # The coupon as the first send found it, active or not now (a coupon is deactivated, never deleted).
+    coupon = Coupon.objects.filter(code__iexact=coupon_code.strip()).first() if coupon_code else None
+    usable = coupon is not None and c.Discount.MIN_PERCENT <= coupon.percent <= c.Discount.MAX_PERCENT
+    discount = c.Discount(code=coupon.code, percent=coupon.percent) if coupon is not None and usable else None
+    return handler.replay(services.checkout_command(context, cart_id, discount, shipping=shipping), context)
 
 
 def _reserve_stock(context: Context, cart_id: str) -> Reservation:
@@ -134,8 +151,8 @@ def _checkout_with_one_time_coupon(
     try:
         _check_can_check_out(context, cart_id)
     except DomainError:
-        # Sent again with its Idempotency-Key after it went through, the checkout finds its cart
-        # checked out: it is answered with its first outcome, as the handler answers any repeat.
+        # A repeat whose first send committed just after `_first_outcome` looked finds its cart
+        # checked out here: it is answered with its first outcome, as the handler answers any repeat.
         command = services.checkout_command(context, cart_id, discount, shipping=shipping)
         if replayed := handler.replay(command, context):
             return replayed

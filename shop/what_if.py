@@ -18,7 +18,7 @@ from django.utils import timezone
 from carts import commands as c
 from carts.checkout import find_coupon
 from carts.decider import CartState, decide
-from catalog.queries import product_snapshot
+from catalog.queries import product_snapshot, withdrawn
 from eventlog import codec
 from kernel.digits import is_number
 from kernel.errors import DomainError
@@ -64,7 +64,7 @@ def _command(cart_id: str, action: str, query: QueryDict) -> c.CartCommand:
     code = query.get("coupon", "").strip()
     # A one-time coupon is claimed before a real checkout; here it is taken as if its claim were accepted.
     discount = c.Discount(code=(found := find_coupon(code)).code, percent=found.percent) if code else None
-    return c.Checkout(cart_id=cart_id, at=at, order_id=str(uuid4()), discount=discount)
+    return c.Checkout(cart_id=cart_id, at=at, order_id=str(uuid4()), discount=discount, withdrawn=withdrawn())
 
 
 def _quantity(query: QueryDict) -> Any:

@@ -68,6 +68,26 @@ def test_the_same_key_with_another_coupon_is_refused_not_replayed(catalog: None,
     assert not Event.objects.filter(stream_id__startswith="claim-coupon-").exists()  # ONCE20 was never claimed
 
 
+@pytest.mark.parametrize("coupon", ["ONCE20", "WELCOME10"])
+def test_a_repeat_after_its_coupon_was_deactivated_still_answers_the_first_order(
+    catalog: None, claim_consumers: None, coupon: str
+) -> None:
+    from catalog.models import Coupon
+
+    client = client_for("gail")
+    cart_id = cart_with_beans(client)
+    headers: Any = {"HTTP_IDEMPOTENCY_KEY": "checkout-3"}
+    first = client.post(f"/api/carts/{cart_id}/checkout", {"coupon": coupon}, format="json", **headers)
+    assert first.status_code == 200
+    Coupon.objects.filter(code=coupon).update(active=False)  # the staff end the offer
+
+    again = client.post(f"/api/carts/{cart_id}/checkout", {"coupon": coupon}, format="json", **headers)
+
+    assert again.status_code == 200, again.content  # it was 400 "There is no active coupon"
+    assert again.json()["order_id"] == first.json()["order_id"]
+    assert log_types(cart_id) == ["CartStarted", "ItemAdded", "CheckedOut"]
+
+
 @pytest.mark.parametrize("coupon", ["ONCE20", ""], ids=["one-time", "no-coupon"])
 def test_place_order_sent_twice_from_the_shop_shows_the_order_both_times(
     catalog: None, claim_consumers: None, coupon: str

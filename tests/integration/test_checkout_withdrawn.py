@@ -84,3 +84,19 @@ def test_the_shop_marks_the_line_and_refuses_the_order_on_the_checkout_page(list
     assert refused.status_code == 400
     assert "KIT-001 is no longer sold; remove it from your cart to check out." in refused.content.decode()
     assert not Event.objects.filter(type="CheckedOut").exists()
+
+
+def test_what_if_check_out_says_what_the_checkout_would(listed_catalog: None) -> None:
+    """The cart history's What-if runs the decider with the command the checkout would send: with the
+    withdrawn SKUs too (it showed a CheckedOut the real checkout refuses)."""
+    user = get_user_model().objects.create_user(username="jack", password="a-long-passphrase")
+    shopper = Client()
+    shopper.force_login(user)
+    shopper.post("/products/KIT-001/add/", {"quantity": "1"})
+    catalog.withdraw("KIT-001", actor="staff")
+    cart_id = Event.objects.get(type="CartStarted").stream_id.removeprefix("cart-")
+
+    page = shopper.get(f"/carts/{cart_id}/history/", {"try": "checkout"}).content.decode()
+
+    assert 'id="what-if-refused"' in page
+    assert "KIT-001 is no longer sold; remove it from your cart to check out." in page
