@@ -35,7 +35,11 @@ STATUS: dict[type[DomainError], int] = {
 
 
 def status_for(error: DomainError) -> int:
-    for cls in type(error).__mro__:
+    return status_of(type(error))
+
+
+def status_of(kind: type[DomainError]) -> int:
+    for cls in kind.__mro__:
         if cls in STATUS:
             return STATUS[cls]
     return 400

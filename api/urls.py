@@ -7,7 +7,18 @@ takes two commands by method combines their views (`CartLineView`).
 from django.urls import URLPattern, URLResolver, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from . import accounts, analytics, carts, catalog, category_activity, claims, orders, problems, projections
+from . import (
+    accounts,
+    analytics,
+    carts,
+    catalog,
+    category_activity,
+    claims,
+    orders,
+    problem_types,
+    problems,
+    projections,
+)
 
 urlpatterns: list[URLPattern | URLResolver] = [
     # First: the cart routes take nearly every request, and Django tries the patterns in order.
@@ -42,6 +53,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
         category_activity.CategoryActivityView.as_view(),
         name="analytics-category-activity",
     ),
+    path("problems/", problem_types.index, name="problem-types"),
+    path("problems/<slug:slug>", problem_types.problem_type, name="problem-type"),
     # Last: any other path under /api/ is a problem document even with DEBUG on,
     # where Django would otherwise answer with its HTML debug page.
     re_path(r"^.*$", problems.not_found),

@@ -12,16 +12,22 @@ class CartError(kinds.DomainError):
 
 
 class InvalidQuantityError(CartError, kinds.InvalidInputError):
+    """A quantity that is not a whole number from 1 to 99 (0 to 99 when setting a line), or a line over 99."""
+
     title = "Invalid quantity"
     field = "quantity"
 
 
 class UnknownProductError(CartError, kinds.InvalidInputError):
+    """No product of the catalog has this SKU."""
+
     title = "Unknown product"
     field = "sku"
 
 
 class InactiveProductError(CartError, kinds.InvalidInputError):
+    """The product is withdrawn (taken off sale): it cannot be added."""
+
     title = "Product not available"
     field = "sku"
 
@@ -34,26 +40,38 @@ class ProductWithdrawnError(CartError, kinds.ConflictError):
 
 
 class ItemNotInCartError(CartError, kinds.NotFoundError):
+    """The cart has no line of this SKU to change or remove."""
+
     title = "Item not in cart"
 
 
 class TooManyLinesError(CartError, kinds.ConflictError):
+    """The cart already holds 50 different products: remove one to add another."""
+
     title = "Too many different products"
 
 
 class CartNotFoundError(CartError, kinds.NotFoundError):
+    """No such cart, or one another account owns (answered alike: no existence leak)."""
+
     title = "Cart not found"
 
 
 class CartAlreadyExistsError(CartError, kinds.ConflictError):
+    """A cart with this id was started before."""
+
     title = "Cart already exists"
 
 
 class CartCheckedOutError(CartError, kinds.ConflictError):
+    """The cart was checked out: it can no longer change. Start a new cart."""
+
     title = "Cart already checked out"
 
 
 class EmptyCartError(CartError, kinds.ConflictError):
+    """A checkout of a cart with no lines."""
+
     title = "Cart is empty"
 
 
@@ -70,4 +88,6 @@ class ConcurrencyConflictError(CartError, kinds.ConflictError):
 
 
 class IdempotencyKeyReusedError(CartError, kinds.UnprocessableError):
+    """This Idempotency-Key was sent before with another request: use a new key for a new request."""
+
     title = "Idempotency-Key reused for a different request"
