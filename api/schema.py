@@ -89,6 +89,39 @@ def input_refusals_documented(result: dict[str, Any], **kwargs: Any) -> dict[str
     return result
 
 
+# Where an answer leads (OpenAPI links): the id a response carries fills the next operation's
+# parameters, so a client generator or a stateful tester (schemathesis) can follow a cart's life
+# from its start, and a sign-up's pending claim to its decision.
+CART_FROM_BODY = {"cart_id": "$response.body#/id"}
+LINE_FROM_BODY = {"cart_id": "$response.body#/id", "sku": "$request.body#/sku"}
+LINKS: dict[tuple[str, str], dict[str, dict[str, str]]] = {
+    ("start_cart", "201"): {
+        "get_cart": CART_FROM_BODY, "add_to_cart": CART_FROM_BODY, "list_cart_events": CART_FROM_BODY,
+        "checkout": CART_FROM_BODY,
+    },
+    ("add_to_cart", "200"): {
+        "get_cart": CART_FROM_BODY, "update_cart_quantity": LINE_FROM_BODY, "remove_from_cart": LINE_FROM_BODY,
+        "checkout": CART_FROM_BODY,
+    },
+    ("checkout", "200"): {"get_cart": {"cart_id": "$response.body#/cart/id"}, "list_orders": {}},
+    ("sign_up", "202"): {"get_claim": {"claim_id": "$response.body#/claim_id"}},
+}  # fmt: skip
+
+
+def links_between_operations(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """Postprocessing hook: the LINKS above, on the responses they start from."""
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            for status, response in operation.get("responses", {}).items():
+                targets = LINKS.get((operation.get("operationId", ""), status))
+                if targets:
+                    response["links"] = {
+                        target: {"operationId": target, "parameters": parameters}
+                        for target, parameters in targets.items()
+                    }
+    return result
+
+
 def whole_number(low: int, high: int) -> dict[str, Any]:
     """An integer parameter's schema, with the range its parser accepts (a 400 outside it)."""
     return {"type": "integer", "minimum": low, "maximum": high}

@@ -145,3 +145,33 @@ def test_the_extension_members_of_a_problem_are_documented(settings: Any, schema
     assert (behind["view"], behind["covers_position"], behind["min_position"]) == ("order_history", 0, 10**17)
     for body in (short, behind):
         assert strict_problem_errors(schema, body) == [], body
+
+
+def test_responses_link_to_the_operations_their_ids_lead_to(schema: dict[str, Any]) -> None:
+    """OpenAPI links (api/schema.py: LINKS): a tool can follow a cart from its start (schemathesis's
+    stateful phase found no transitions without them)."""
+    started = schema["paths"]["/api/carts"]["post"]["responses"]["201"]["links"]
+    assert started["add_to_cart"] == {"operationId": "add_to_cart", "parameters": {"cart_id": "$response.body#/id"}}
+    pending = schema["paths"]["/api/accounts"]["post"]["responses"]["202"]["links"]
+    claim = {"operationId": "get_claim", "parameters": {"claim_id": "$response.body#/claim_id"}}
+    assert pending == {"get_claim": claim}
+    operations = {op["operationId"]: op for ops in schema["paths"].values() for op in ops.values()}
+    linked = 0
+    for ops in schema["paths"].values():
+        for op in ops.values():
+            for response in op["responses"].values():
+                for link in response.get("links", {}).values():
+                    target = operations[link["operationId"]]  # every link leads to an operation that exists
+                    takes = {p["name"] for p in target.get("parameters", [])}
+                    assert set(link["parameters"]) <= takes, link
+                    linked += 1
+    assert linked == 11
+
+
+def test_following_the_links_of_a_started_cart_works() -> None:
+    client = client_for("ada")
+    body = client.post("/api/carts").json()  # start_cart: $response.body#/id is the cart id
+    added = client.post(f"/api/carts/{body['id']}/items", {"sku": "COF-001", "quantity": 1}, format="json")
+    assert added.status_code == 200
+    changed = client.put(f"/api/carts/{added.json()['id']}/items/COF-001", {"quantity": 2}, format="json")
+    assert changed.json()["items"][0]["quantity"] == 2
