@@ -80,7 +80,7 @@ def consumer_names() -> list[str]:
 
 def turn_on(name: str, consumer: str = "") -> Switch:
     switch = _known(name)
-    if reason := impossible_here(switch, connection.vendor):
+    if reason := impossible_here(switch, connection.vendor, settings.KAFKA_BOOTSTRAP_SERVERS):
         raise LabError(reason)
     if switch.takes_consumer:
         consumer = consumer or "order_history"
@@ -92,14 +92,21 @@ def turn_on(name: str, consumer: str = "") -> Switch:
     return switch
 
 
-def impossible_here(switch: Switch, vendor: str) -> str | None:
-    """Why `switch` cannot show what it claims on this database, or None."""
+def impossible_here(switch: Switch, vendor: str, broker: str) -> str | None:
+    """Why `switch` cannot show what it claims on this database and broker (`""`: none), or None."""
     # SQLite has one writer at a time: a held write transaction would block every command (the
     # shop would freeze) instead of showing a reader waiting at a gap, which only PostgreSQL has.
     if switch.fault is Fault.HOLD and vendor != "postgresql":
         return (
             "holding a transaction open needs PostgreSQL: on SQLite a held write blocks every other "
             "command, and positions commit in order, so there is no gap for a reader to wait at"
+        )
+    # Without a broker nothing runs a relay (run_relay refuses to start, run_consumers starts no relay
+    # thread, make run's demo has none): the switch would be on and change nothing a learner can see.
+    if switch.fault is Fault.RELAY and not broker:
+        return (
+            "stopping the relay needs Kafka (KAFKA_BOOTSTRAP_SERVERS): without a broker there is no relay "
+            "to stop, and the consumers read the event table itself"
         )
     return None
 

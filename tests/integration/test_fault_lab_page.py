@@ -82,6 +82,18 @@ def test_an_unknown_consumer_or_switch_is_refused(settings) -> None:
         call_command("lab", "on", "validator", "--consumer", "order_history")
 
 
+def test_stopping_the_relay_is_refused_without_kafka_from_the_command_and_the_page(client: Client, settings) -> None:
+    """make run's demo has no broker and so no relay: `lab on relay` turned a switch on that stopped
+    nothing, and the panel had no relay row to watch. It is refused, with the reason, as hold is on SQLite."""
+    settings.LAB_ENABLED, settings.KAFKA_BOOTSTRAP_SERVERS = True, ""
+    with pytest.raises(CommandError, match=r"stopping the relay needs Kafka \(KAFKA_BOOTSTRAP_SERVERS\)"):
+        call_command("lab", "on", "relay")
+    log_in(client, staff=True)
+    page = client.post("/staff/lab/relay/", {"on": "1"}, follow=True).content.decode()
+    assert "stopping the relay needs Kafka" in page
+    assert is_on(Fault.RELAY) is False
+
+
 def test_the_panel_shows_every_invariant_holding_on_a_healthy_shop(client: Client, settings) -> None:
     settings.LAB_ENABLED = True
     shop(12)
