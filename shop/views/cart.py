@@ -11,6 +11,7 @@ from django.shortcuts import redirect, render
 from carts import services
 from carts.decider import CartStatus
 from carts.handler import Outcome
+from catalog.models import Product
 
 from .. import current, queries
 from ..forms import CartLineForm, CartVersionForm
@@ -42,11 +43,8 @@ def update(request: HttpRequest, sku: str) -> HttpResponse:
         return cart_page(request, {sku: _first_error(form)}, status=400)
     data = form.cleaned_data
     ctx = context(request, expected_version=data["version"])
-    return _respond(
-        request,
-        sku,
-        attempt(lambda: services.update_quantity(ctx, data["cart_id"], sku, data["quantity"]), data["cart_id"]),
-    )
+    outcome = attempt(lambda: services.update_quantity(ctx, data["cart_id"], sku, data["quantity"]), data["cart_id"])
+    return _respond(request, sku, outcome, removed=data["quantity"] == 0)
 
 
 @post_only
@@ -56,9 +54,8 @@ def remove(request: HttpRequest, sku: str) -> HttpResponse:
         return redirect("shop:cart")
     data = form.cleaned_data
     ctx = context(request, expected_version=data["version"])
-    return _respond(
-        request, sku, attempt(lambda: services.remove_from_cart(ctx, data["cart_id"], sku), data["cart_id"])
-    )
+    outcome = attempt(lambda: services.remove_from_cart(ctx, data["cart_id"], sku), data["cart_id"])
+    return _respond(request, sku, outcome, removed=True)
 
 
 @post_only
@@ -72,15 +69,24 @@ def switch(request: HttpRequest) -> HttpResponse:
     return redirect("shop:cart")
 
 
-def _respond(request: HttpRequest, sku: str, outcome: Outcome | Refusal) -> HttpResponse:
+# A message tagged FOCUS takes the keyboard focus when the cart is drawn (autofocus, which htmx
+# honours after a swap too): the line whose button had it is gone, and without this the focus
+# fell back to the top of the page, and a screen reader said nothing of what happened.
+FOCUS = "focus"
+
+
+def _respond(request: HttpRequest, sku: str, outcome: Outcome | Refusal, removed: bool = False) -> HttpResponse:
     if not isinstance(outcome, Refusal):
+        if removed:
+            name = Product.objects.filter(sku=sku).values_list("name", flat=True).first() or sku
+            messages.success(request, f"Removed {name} from your cart.", extra_tags=FOCUS)
         return redirect("shop:cart")
     if outcome.kind == "invalid":
         return cart_page(request, {sku: outcome.message}, status=400)
     if outcome.kind == "stale":
-        messages.warning(request, outcome.message)
+        messages.warning(request, outcome.message, extra_tags=FOCUS)
     else:
-        messages.error(request, outcome.message)
+        messages.error(request, outcome.message, extra_tags=FOCUS)
         current.forget_cart(request)
     return redirect("shop:cart")
 

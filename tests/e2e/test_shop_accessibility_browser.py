@@ -1,0 +1,117 @@
+"""Shoppers who do not look at the page as a sighted mouse user does, in Debian's Chromium:
+a keyboard-only shopper whose focus must land somewhere sensible after an in-place update,
+a screen reader's shopper whose errors must be tied to their fields, and a shopper whose
+session expired while a page was open (htmx must show the error page, not drop the form).
+"""
+
+import re
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from playwright.sync_api import Page, expect
+
+from tests.e2e.browser.chromium import chromium
+
+pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+# What the keyboard focus is on: tag, id and the start of its text.
+FOCUSED = """() => { const e = document.activeElement;
+    return `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''} ${e.textContent.trim().slice(0, 80)}` }"""
+
+
+@pytest.fixture
+def shop(live_server: Any, seeded_catalog: None, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    return str(live_server.url)
+
+
+def add(page: Page, shop: str, sku: str, name: str) -> None:
+    page.goto(f"{shop}/products/{sku}/")
+    page.get_by_role("button", name="Add to cart").click()
+    expect(page.get_by_text(f"Added 1 x {name} to your cart.")).to_be_visible()
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "nojs"])
+def test_after_removing_a_line_with_the_keyboard_the_focus_is_on_what_happened(shop: str, javascript: bool) -> None:
+    with chromium() as browser:
+        context = browser.new_context(java_script_enabled=javascript)
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        add(page, shop, "COF-001", "Ethiopian Yirgacheffe Beans 250g")
+        add(page, shop, "KIT-001", "Pour-Over Dripper")
+        page.goto(shop + "/cart/")
+        page.get_by_role("button", name="Remove Pour-Over Dripper").focus()
+        page.keyboard.press("Space")
+        expect(page.locator("#line-KIT-001")).to_have_count(0)
+        # Not the top of the page (htmx's swap took the focused button away; before, the focus fell to <body>).
+        expect(page.get_by_role("status")).to_be_focused()
+        assert page.evaluate(FOCUSED) == "p Removed Pour-Over Dripper from your cart."
+        page.keyboard.press("Tab")  # the next stop is the cart's first line, not the skip link
+        expect(page.get_by_role("link", name="Ethiopian Yirgacheffe Beans 250g")).to_be_focused()
+        page.keyboard.press("Tab")
+        expect(page.get_by_label("Quantity of Ethiopian Yirgacheffe Beans 250g")).to_be_focused()
+        # A quantity set to 0 removes the line too.
+        page.keyboard.press("Control+a")
+        page.keyboard.type("0")
+        page.keyboard.press("Enter")
+        expect(page.get_by_text("Your cart is empty.")).to_be_visible()
+        assert page.evaluate(FOCUSED) == "p Removed Ethiopian Yirgacheffe Beans 250g from your cart."
+        context.close()
+
+
+def test_a_change_from_another_tab_moves_the_focus_to_the_warning(shop: str) -> None:
+    with chromium() as browser:
+        context = browser.new_context()
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        add(page, shop, "COF-001", "Ethiopian Yirgacheffe Beans 250g")
+        page.goto(shop + "/cart/")
+        other = context.new_page()
+        other.goto(shop + "/cart/")
+        other.get_by_role("button", name="Remove Ethiopian Yirgacheffe Beans 250g").click()
+        expect(other.locator("#cart-count")).to_have_text("0")
+        page.get_by_label("Quantity of Ethiopian Yirgacheffe Beans 250g").fill("3")
+        page.get_by_label("Quantity of Ethiopian Yirgacheffe Beans 250g").press("Enter")
+        warning = page.get_by_role("alert")
+        expect(warning).to_have_text(re.compile(r"^Your cart changed in another tab or window"))
+        expect(warning).to_be_focused()
+        context.close()
+
+
+def test_shipping_errors_are_tied_to_their_fields(shop: str) -> None:
+    get_user_model().objects.create_user(username="reader", password="a-long-secret-9")
+    with chromium() as browser:
+        context = browser.new_context()
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        add(page, shop, "COF-001", "Ethiopian Yirgacheffe Beans 250g")
+        page.goto(shop + "/login/?next=/checkout/")
+        page.get_by_label("Username").fill("reader")
+        page.get_by_label("Password").fill("a-long-secret-9")
+        page.get_by_role("button", name="Log in").click()
+        expect(page).to_have_title("Checkout · cartlog shop")
+        page.get_by_label("Name").fill("Ann Reader")
+        page.get_by_role("button", name="Place order").click()
+        expect(page.get_by_text("Give all three shipping details, or none.")).to_have_count(2)
+        # What a screen reader says for each field: its label, then the error its aria-describedby names.
+        for label in ("Email", "Address"):
+            field = page.get_by_label(label, exact=True)
+            expect(field).to_have_attribute("aria-invalid", "true")
+            expect(field).to_have_accessible_description("Give all three shipping details, or none.")
+        context.close()
+
+
+def test_an_expired_session_shows_please_try_again_in_place_of_the_form(shop: str) -> None:
+    with chromium() as browser:
+        context = browser.new_context()
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        page.goto(shop + "/products/COF-001/")
+        context.clear_cookies()  # the session and the CSRF cookie are gone: the POST is refused (403)
+        page.get_by_role("button", name="Add to cart").click()
+        # Before, htmx looked for #add-to-cart in the 403 page, found none and left an empty space.
+        expect(page.get_by_role("heading", name="Please try again")).to_be_visible()
+        expect(page.get_by_role("button", name="Go to your cart")).to_be_visible()
+        assert page.locator("main").count() == 1
+        context.close()
