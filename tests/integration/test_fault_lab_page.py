@@ -1,6 +1,9 @@
 """The fault lab's page and command: staff only, refused unless the lab is enabled, every switch off by default,
 a flip reaches the switch table, and the panel shows positions and the invariants (green on a healthy shop)."""
 
+import re
+import time
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
@@ -108,6 +111,21 @@ def test_the_panel_shows_every_invariant_holding_on_a_healthy_shop(client: Clien
     log_in(client, staff=True)
     panel = client.get("/staff/lab/panel/").content.decode()
     assert panel.count("✔ holds") == 4 and "order_history" in panel
+
+
+def test_the_panel_shows_a_lag_in_seconds_to_a_tenth_as_the_guide_does(client: Client, settings) -> None:
+    """The guide's worked example reads `lag 14 events, 9.3 s`; the panel showed `5.972`, `6.022`."""
+    settings.LAB_ENABLED = True
+    shop(2)  # no consumer runs here: order_history lags behind these orders
+    time.sleep(0.3)
+    log_in(client, staff=True)
+    panel = client.get("/staff/lab/panel/").content.decode()
+    row = re.search(r"<code>order_history</code>.*?</tr>", panel, re.S)
+    assert row is not None, panel
+    cells = re.findall(r"<td>([^<]*)</td>", row.group(0))
+    lag_events, lag_seconds = int(cells[1]), cells[2]
+    assert lag_events > 0 and re.fullmatch(r"\d+\.\d", lag_seconds), cells
+    assert float(lag_seconds) >= 0.3
 
 
 def test_the_guide_page_has_a_section_for_every_switch(client: Client, settings) -> None:
