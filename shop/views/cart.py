@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from carts import services
 from carts.decider import CartStatus
 from carts.handler import Outcome
-from catalog.models import Product
+from catalog.queries import product_names
 
 from .. import current, queries
 from ..forms import CartLineForm, CartVersionForm
@@ -78,7 +78,7 @@ FOCUS = "focus"
 def _respond(request: HttpRequest, sku: str, outcome: Outcome | Refusal, removed: bool = False) -> HttpResponse:
     if not isinstance(outcome, Refusal):
         if removed:
-            name = Product.objects.filter(sku=sku).values_list("name", flat=True).first() or sku
+            name = product_names([sku]).get(sku, sku)
             messages.success(request, f"Removed {name} from your cart.", extra_tags=FOCUS)
         return redirect("shop:cart")
     if outcome.kind == "invalid":
