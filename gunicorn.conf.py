@@ -15,6 +15,25 @@ limit_request_line = 4094
 limit_request_fields = 100
 limit_request_field_size = 8190
 
+# LOG_FORMAT=json: gunicorn's own lines (its master's, the access log) are JSON objects too, in the
+# application's formatter (ops/logs.py), so a log shipper reads every line of the web tier the same way.
+# gunicorn applies this after its own handlers; a logger named here loses those (dictConfig replaces them).
+if os.environ.get("LOG_FORMAT") == "json":
+    logconfig_dict = {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": "ops.logs.JsonFormatter"}},
+        # gunicorn's own handler names (its defaults' root logger uses "console"), with the JSON formatter.
+        "handlers": {
+            "console": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stdout"},
+            "error_console": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"},
+        },
+        "loggers": {
+            "gunicorn.error": {"level": "INFO", "handlers": ["error_console"], "propagate": False},
+            "gunicorn.access": {"level": "INFO", "handlers": ["console"], "propagate": False},
+        },
+    }
+
 # Every worker writes its metrics to files in one folder, and a scrape of any worker reads them all.
 # Set here, before any worker imports prometheus_client (it picks its mode at import). An operator's
 # PROMETHEUS_MULTIPROC_DIR wins; otherwise a fresh folder per server, removed when it stops.
