@@ -21,7 +21,7 @@ from django.db.models import F
 from claims.validator import NAME as CLAIM_VALIDATOR
 
 from .models import FaultSwitch
-from .transports import Batch, Transport, Wakeable
+from .transports import Batch, Settling, Transport, Wakeable
 
 log = logging.getLogger(__name__)
 GATE_SECONDS = 0.5  # how often a stopped relay looks at its switch
@@ -110,6 +110,13 @@ class FaultyTransport:
         # Kafka: the offsets are not confirmed, so the transport rewinds and the broker redelivers;
         # the repeats fall at or below the consumer's progress and are dropped.
         return replace(batch, after_commit=lambda: None)
+
+    @property
+    def settle_seconds(self) -> float:
+        return self.inner.settle_seconds if isinstance(self.inner, Settling) else 0.0
+
+    def settled(self) -> bool:
+        return not isinstance(self.inner, Settling) or self.inner.settled()
 
     def idle(self, stop: threading.Event, poll_seconds: float) -> None:
         if isinstance(self.inner, Wakeable):

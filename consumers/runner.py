@@ -26,7 +26,7 @@ from .base import Consumer
 from .checkpoints import CheckpointMovedError
 from .fatal import is_fatal
 from .lease import Lease, LeaseLostError
-from .transports import Transport, Wakeable
+from .transports import Settling, Transport, Wakeable
 
 log = logging.getLogger(__name__)
 
@@ -85,13 +85,24 @@ def drain(
     progress: Callable[[int], None] | None = None,
 ) -> int:
     """Process batches until nothing is left to read now; return how many events (and tell
-    `progress` the running total after each batch)."""
-    total = 0
-    while handled := process_batch(consumer, transport, limit):
-        total += handled
-        if progress is not None:
-            progress(total)
-    return total
+    `progress` the running total after each batch).
+
+    An empty fetch ends it, unless the transport cannot tell "nothing now" yet (`Settling`: a
+    Kafka group member that has just joined): then it fetches again, for its `settle_seconds` at most.
+    """
+    total, deadline = 0, None
+    while True:
+        if handled := process_batch(consumer, transport, limit):
+            total += handled
+            if progress is not None:
+                progress(total)
+            continue
+        if not isinstance(transport, Settling) or transport.settled():
+            return total
+        deadline = deadline or time.monotonic() + transport.settle_seconds
+        if time.monotonic() >= deadline:
+            log.warning("%s: partitions not read to their ends in %.0fs", consumer.name, transport.settle_seconds)
+            return total
 
 
 @dataclass

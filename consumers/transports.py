@@ -41,6 +41,17 @@ class Transport(Protocol):
 
 
 @runtime_checkable
+class Settling(Protocol):
+    """A transport whose empty fetch may not yet mean "nothing now" (a Kafka group member that has not
+    read its partitions to their ends since it joined). `drain` (run_consumers --once) fetches again
+    until it is settled, for `settle_seconds` at most."""
+
+    settle_seconds: float
+
+    def settled(self) -> bool: ...
+
+
+@runtime_checkable
 class Wakeable(Protocol):
     """A transport that knows when to look again (the table transport); others are polled."""
 

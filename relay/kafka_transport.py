@@ -8,7 +8,6 @@ most, and the repeat is dropped here.
 """
 
 import logging
-import time
 from collections.abc import Sequence
 
 from confluent_kafka import Consumer, Message, TopicPartition
@@ -27,27 +26,29 @@ from .topics import ensure_topics, partition_for
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.5
-# How long an empty poll may be doubted: a new member gets its partitions only once the group has
-# joined (seconds), and then its fetcher needs a moment; "nothing now" is trusted only after that.
-SETTLE_SECONDS = 15.0
 
 
 class KafkaTransport:
     name = "kafka"
+    # How long `runner.drain` (run_consumers --once) doubts an empty fetch: a new member gets its
+    # partitions only once the group has joined (seconds), and then its fetcher needs a moment.
+    settle_seconds = 15.0
 
     def __init__(self) -> None:
         self.kafka: Consumer | None = None
         self.unconfirmed: dict[tuple[str, int], int] = {}  # first offset per partition of a batch in hand
         self.assigned = False  # the group has given this member its partitions (none is an answer too)
-        self.settled = False  # since then, it has read to the end of each of them once
+        self.read_to_end = False  # since then, it has read to the end of each of them once (settled())
 
     def fetch(self, consumer: str, categories: Sequence[str], limit: int) -> Batch:
         kafka = self._connect(consumer, categories)
         self._rewind_unconfirmed(kafka)
         # Wait for the first message only, then take what is already buffered: consume(n, timeout)
         # alone would sit out the whole timeout on a quiet log.
-        first = self._first(kafka)
+        first = kafka.poll(POLL_SECONDS)
         if first is None:
+            if not self.read_to_end and self.assigned and _at_end(kafka):
+                self.read_to_end = True
             return Batch(events=[])
         buffered = kafka.consume(num_messages=max(limit - 1, 1), timeout=0) if limit > 1 else []
         messages = [m for m in [first, *buffered] if m.error() is None]
@@ -71,33 +72,26 @@ class KafkaTransport:
             return Batch(events=[])
         return Batch(events=events, commit=lambda: _save(consumer, progress), after_commit=lambda: self._confirm(kafka))
 
-    def _first(self, kafka: Consumer) -> Message | None:
-        """The next message; None only when there is none now.
+    def settled(self) -> bool:
+        """Whether an empty fetch means "nothing now" (consumers/transports.py: Settling).
 
         An empty poll right after joining says nothing: the member may not have its partitions
-        yet, or not have fetched from them (`run_consumers --once` then read 0 events of a
-        backlog and exited). So until this member has once reached the end of every partition
-        it was given, an empty poll is checked against the partitions' ends and polled again,
-        for at most SETTLE_SECONDS. After that an empty poll is trusted, and costs nothing more.
+        yet, or not have fetched from them (`run_consumers --once` read 0 events of a backlog and
+        exited). Settled once this member has reached the end of every partition it was given,
+        seen on an empty poll; a rebalance starts over. A fetch is one poll either way, so the
+        runner's loop still reads the lab's switches and its stop between polls.
         """
-        deadline = time.monotonic() + SETTLE_SECONDS
-        while (first := kafka.poll(POLL_SECONDS)) is None and not self.settled:
-            if self.assigned and _at_end(kafka):
-                self.settled = True
-            elif time.monotonic() >= deadline:
-                log.warning("kafka transport: no partitions read to their end after %.0fs", SETTLE_SECONDS)
-                break
-        return first
+        return self.read_to_end
 
     def _on_assign(self, kafka: Consumer, partitions: list[TopicPartition]) -> None:
         """A (re)balance: the new partitions' ends are not known to be reached yet."""
-        self.assigned, self.settled = True, False
+        self.assigned, self.read_to_end = True, False
 
     def _connect(self, consumer: str, categories: Sequence[str]) -> Consumer:
         if self.kafka is None:
             ensure_topics()  # subscribing to a topic that does not exist yet would wait for a metadata refresh
             self.kafka = Consumer(config.consumer(f"{settings.KAFKA_TOPIC_PREFIX}-{consumer}"))
-            self.assigned = self.settled = False
+            self.assigned = self.read_to_end = False
             self.kafka.subscribe(
                 [config.topic(c) for c in (categories or config.categories())], on_assign=self._on_assign
             )
