@@ -5,6 +5,8 @@ session expired while a page was open (htmx must show the error page, not drop t
 """
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -26,6 +28,19 @@ def shop(live_server: Any, seeded_catalog: None, monkeypatch: pytest.MonkeyPatch
     return str(live_server.url)
 
 
+@contextmanager
+def shopper_page(*, javascript: bool = True) -> Iterator[Page]:
+    """A page in a fresh browser context of Debian's Chromium (closed at the end)."""
+    with chromium() as browser:
+        context = browser.new_context(java_script_enabled=javascript)
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        try:
+            yield page
+        finally:
+            context.close()
+
+
 def add(page: Page, shop: str, sku: str, name: str) -> None:
     page.goto(f"{shop}/products/{sku}/")
     page.get_by_role("button", name="Add to cart").click()
@@ -34,10 +49,7 @@ def add(page: Page, shop: str, sku: str, name: str) -> None:
 
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "nojs"])
 def test_after_removing_a_line_with_the_keyboard_the_focus_is_on_what_happened(shop: str, javascript: bool) -> None:
-    with chromium() as browser:
-        context = browser.new_context(java_script_enabled=javascript)
-        page = context.new_page()
-        page.set_default_timeout(10_000)
+    with shopper_page(javascript=javascript) as page:
         add(page, shop, "COF-001", "Ethiopian Yirgacheffe Beans 250g")
         add(page, shop, "KIT-001", "Pour-Over Dripper")
         page.goto(shop + "/cart/")
@@ -57,17 +69,13 @@ def test_after_removing_a_line_with_the_keyboard_the_focus_is_on_what_happened(s
         page.keyboard.press("Enter")
         expect(page.get_by_text("Your cart is empty.")).to_be_visible()
         assert page.evaluate(FOCUSED) == "p Removed Ethiopian Yirgacheffe Beans 250g from your cart."
-        context.close()
 
 
 def test_a_change_from_another_tab_moves_the_focus_to_the_warning(shop: str) -> None:
-    with chromium() as browser:
-        context = browser.new_context()
-        page = context.new_page()
-        page.set_default_timeout(10_000)
+    with shopper_page() as page:
         add(page, shop, "COF-001", "Ethiopian Yirgacheffe Beans 250g")
         page.goto(shop + "/cart/")
-        other = context.new_page()
+        other = page.context.new_page()
         other.goto(shop + "/cart/")
         other.get_by_role("button", name="Remove Ethiopian Yirgacheffe Beans 250g").click()
         expect(other.locator("#cart-count")).to_have_text("0")
@@ -76,15 +84,11 @@ def test_a_change_from_another_tab_moves_the_focus_to_the_warning(shop: str) -> 
         warning = page.get_by_role("alert")
         expect(warning).to_have_text(re.compile(r"^Your cart changed in another tab or window"))
         expect(warning).to_be_focused()
-        context.close()
 
 
 def test_shipping_errors_are_tied_to_their_fields(shop: str) -> None:
     get_user_model().objects.create_user(username="reader", password="a-long-secret-9")
-    with chromium() as browser:
-        context = browser.new_context()
-        page = context.new_page()
-        page.set_default_timeout(10_000)
+    with shopper_page() as page:
         add(page, shop, "COF-001", "Ethiopian Yirgacheffe Beans 250g")
         page.goto(shop + "/login/?next=/checkout/")
         page.get_by_label("Username").fill("reader")
@@ -99,19 +103,14 @@ def test_shipping_errors_are_tied_to_their_fields(shop: str) -> None:
             field = page.get_by_label(label, exact=True)
             expect(field).to_have_attribute("aria-invalid", "true")
             expect(field).to_have_accessible_description("Give all three shipping details, or none.")
-        context.close()
 
 
 def test_an_expired_session_shows_please_try_again_in_place_of_the_form(shop: str) -> None:
-    with chromium() as browser:
-        context = browser.new_context()
-        page = context.new_page()
-        page.set_default_timeout(10_000)
+    with shopper_page() as page:
         page.goto(shop + "/products/COF-001/")
-        context.clear_cookies()  # the session and the CSRF cookie are gone: the POST is refused (403)
+        page.context.clear_cookies()  # the session and the CSRF cookie are gone: the POST is refused (403)
         page.get_by_role("button", name="Add to cart").click()
         # Before, htmx looked for #add-to-cart in the 403 page, found none and left an empty space.
         expect(page.get_by_role("heading", name="Please try again")).to_be_visible()
         expect(page.get_by_role("button", name="Go to your cart")).to_be_visible()
         assert page.locator("main").count() == 1
-        context.close()

@@ -5,7 +5,6 @@ The application's own records were JSON (cartlog/settings.py: LOGGING), but guni
 """
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -16,17 +15,13 @@ import pytest
 
 from tests.integration.test_metrics_gunicorn import ROOT, answers
 from tests.kafka_broker import free_port
-from tests.processes import database_url
+from tests.processes import gunicorn_env
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
 def test_every_line_of_gunicorn_and_the_app_is_json_under_log_format_json(tmp_path: Path) -> None:
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "KAFKA_", "CELERY_", "LOG_"))},
-        "DATABASE_URL": database_url(), "DJANGO_SECRET_KEY": "test-only", "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
-        "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"), "LOG_FORMAT": "json",
-    }  # fmt: skip
+    env = gunicorn_env(tmp_path / "metrics", LOG_FORMAT="json")
     url = f"http://127.0.0.1:{free_port()}"
     command = ["gunicorn", "cartlog.wsgi", "--bind", url.removeprefix("http://"), "--workers", "2",
                "--access-logfile", "-"]  # fmt: skip

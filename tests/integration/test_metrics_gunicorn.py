@@ -1,7 +1,6 @@
 """/metrics under real gunicorn with 2 workers: the command counters of every worker are summed,
 workers recycled by max_requests included, and a restarted server starts from zero."""
 
-import os
 import subprocess
 import sys
 import time
@@ -16,7 +15,7 @@ from knox.models import AuthToken
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.kafka_broker import free_port
-from tests.processes import database_url
+from tests.processes import gunicorn_env
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -27,11 +26,7 @@ STARTED = {"command": "StartCart", "outcome": "accepted", "reason": ""}
 @contextmanager
 def gunicorn(metrics_dir: Path, log: Path) -> Iterator[str]:
     """gunicorn.conf.py's hooks as every run uses them; each worker is replaced after 4 requests."""
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "KAFKA_", "CELERY_"))},
-        "DATABASE_URL": database_url(), "DJANGO_SECRET_KEY": "test-only", "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
-        "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir), "LOG_LEVEL": "WARNING",
-    }  # fmt: skip
+    env = gunicorn_env(metrics_dir, LOG_LEVEL="WARNING")
     url = f"http://127.0.0.1:{free_port()}"
     command = [
         "gunicorn",
