@@ -1,9 +1,6 @@
 """/metrics under real gunicorn with 2 workers: the command counters of every worker are summed,
 workers recycled by max_requests included, and a restarted server starts from zero."""
 
-import subprocess
-import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,49 +11,19 @@ from django.contrib.auth import get_user_model
 from knox.models import AuthToken
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.kafka_broker import free_port
+from tests.gunicorn_server import serving
 from tests.processes import gunicorn_env
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
-ROOT = Path(__file__).resolve().parents[2]
 STARTED = {"command": "StartCart", "outcome": "accepted", "reason": ""}
 
 
 @contextmanager
 def gunicorn(metrics_dir: Path, log: Path) -> Iterator[str]:
     """gunicorn.conf.py's hooks as every run uses them; each worker is replaced after 4 requests."""
-    env = gunicorn_env(metrics_dir, LOG_LEVEL="WARNING")
-    url = f"http://127.0.0.1:{free_port()}"
-    command = [
-        "gunicorn",
-        "cartlog.wsgi",
-        "--bind",
-        url.removeprefix("http://"),
-        "--workers",
-        "2",
-        "--max-requests",
-        "4",
-    ]
-    with open(log, "ab") as out:
-        process = subprocess.Popen([sys.executable, "-m", *command], cwd=ROOT, env=env, stdout=out, stderr=out)
-    try:
-        deadline = time.monotonic() + 60
-        while not answers(f"{url}/health/live"):
-            assert process.poll() is None and time.monotonic() < deadline, log.read_text()
-            time.sleep(0.2)
+    with serving(gunicorn_env(metrics_dir, LOG_LEVEL="WARNING"), "--max-requests", "4", stdout=log) as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-
-
-def answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=20) as response:
-            return bool(response.status == 200)
-    except OSError:  # refused, reset or timed out while the workers boot (URLError is one)
-        return False
 
 
 def start_carts(url: str, token: str, count: int) -> None:
