@@ -40,7 +40,8 @@ CATALOG = (
            "crash-a-consumer-mid-batch", takes_consumer=True),
     Switch(Fault.DUPLICATE, "Deliver the next batch twice",
            "The next batch is handed to the consumer a second time (fires once, then turns itself off).\n"
-           "Watch the view: the repeat is refused by the checkpoint and changes nothing.",
+           "Watch the view: the repeat is refused (by the checkpoint; on Kafka, by the progress per partition) "
+           "and changes nothing.",
            "deliver-the-next-batch-twice", takes_consumer=True),
     Switch(Fault.HOLD, "Hold a transaction open",
            "An item is added to a cart and its transaction kept open (PostgreSQL only); other orders commit after it.\n"

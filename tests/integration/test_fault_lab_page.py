@@ -136,8 +136,8 @@ def test_the_guide_page_has_a_section_for_every_switch(client: Client, settings)
 
 
 def test_lab_status_names_each_switch_touched_with_its_count(settings) -> None:
-    """`lab status` lists a switch that is on or has fired: how often (`fired 1 time`, not "1 times"),
-    then what it did, when it did anything (no colon with nothing after it)."""
+    """`lab status` lists a switch that is on or has fired: the consumer it acts on, how often it fired
+    once it has (`fired 1 time`, not "1 times"; pause never fires: no "fired 0 times"), then what it did."""
     from io import StringIO
 
     from consumers.faults import fired
@@ -150,6 +150,6 @@ def test_lab_status_names_each_switch_touched_with_its_count(settings) -> None:
     call_command("lab", "status", stdout=out)
     switch_lines = [line for line in out.getvalue().splitlines() if line.startswith("switch ")]
     assert switch_lines == [
-        "switch pause: on, fired 0 times",
-        "switch duplicate: off, fired 1 time: order_history: delivered positions 7..9 twice",
+        "switch pause: on (order_history)",
+        "switch duplicate: off (order_history), fired 1 time: order_history: delivered positions 7..9 twice",
     ]

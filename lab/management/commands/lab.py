@@ -49,10 +49,12 @@ class Command(BaseCommand):
             raise switches.LabError("the fault lab is disabled (LAB_ENABLED; CARTLOG_LAB=1 turns it on)")
         for row in (entry.row for entry in switches.state()):
             if row.on or row.fired:
+                # Who it acts on; how often it fired, only once it has (pause, relay and validator never fire).
                 state = "on" if row.on else "off"
+                target = f" ({row.consumer})" if row.consumer else ""
+                fired = f", fired {row.fired} {'time' if row.fired == 1 else 'times'}" if row.fired else ""
                 note = f": {row.note}" if row.note else ""
-                times = "time" if row.fired == 1 else "times"
-                self.stdout.write(f"switch {row.name}: {state}, fired {row.fired} {times}{note}")
+                self.stdout.write(f"switch {row.name}: {state}{target}{fired}{note}")
         rows = status.overview([p.NAME for p in registry.inline()], [p.NAME for p in registry.asynchronous()])
         for view in rows:
             self.stdout.write(
