@@ -63,14 +63,15 @@ def place_order(context: Context, cart_id: str, coupon_code: str | None, shippin
     if (first := _first_outcome(context, cart_id, coupon_code, shipping)) is not None:
         return first
     coupon = find_coupon(coupon_code) if coupon_code else None
-    reservation = _reserve_stock(context, cart_id)
+    gone = withdrawn()  # read once: the dry checks and the command decide on the same catalog
+    reservation = _reserve_stock(context, cart_id, gone)
     try:
         if coupon is None:
-            return _in_one_transaction(context, cart_id, None, shipping, reservation)
+            return _in_one_transaction(context, cart_id, None, shipping, reservation, gone)
         discount = c.Discount(code=coupon.code, percent=coupon.percent)
         if coupon.once:
-            return _checkout_with_one_time_coupon(context, cart_id, discount, shipping, reservation)
-        return _in_one_transaction(context, cart_id, discount, shipping, reservation)
+            return _checkout_with_one_time_coupon(context, cart_id, discount, shipping, reservation, gone)
+        return _in_one_transaction(context, cart_id, discount, shipping, reservation, gone)
     except BaseException:
         reservations.release(reservation, "the checkout it was made for failed", str(context.actor))
         raise
@@ -88,10 +89,12 @@ def _first_outcome(
     coupon = Coupon.objects.filter(code__iexact=coupon_code.strip()).first() if coupon_code else None
     usable = coupon is not None and c.Discount.MIN_PERCENT <= coupon.percent <= c.Discount.MAX_PERCENT
     discount = c.Discount(code=coupon.code, percent=coupon.percent) if coupon is not None and usable else None
-    return handler.replay(services.checkout_command(context, cart_id, discount, shipping=shipping), context)
+    # The withdrawn SKUs are not part of a request's fingerprint (carts/idempotency.py): none are read.
+    command = services.checkout_command(context, cart_id, discount, shipping=shipping, withdrawn=frozenset())
+    return handler.replay(command, context)
 
 
-def _reserve_stock(context: Context, cart_id: str) -> Reservation:
+def _reserve_stock(context: Context, cart_id: str, gone: frozenset[str]) -> Reservation:
     """Set aside the units of every line; a cart that cannot check out (not yours, empty, already
     checked out, an idempotent repeat) reserves nothing and is refused or replayed by the handler."""
     state = handler.load(cart_id)
@@ -99,27 +102,37 @@ def _reserve_stock(context: Context, cart_id: str) -> Reservation:
         return Reservation(id="", lines=())
     # A stale If-Match, or a line no longer sold, is refused before units are set aside: nothing is appended.
     handler.check_expected_version(state, context)
-    decide(state, _dry_run(cart_id))
+    decide(state, _dry_run(cart_id, gone))
     lines = [(line.sku, line.quantity) for line in state.lines]
     return reservations.reserve(lines, for_cart=cart_id, actor=str(context.actor))
 
 
 def _in_one_transaction(
-    context: Context, cart_id: str, discount: c.Discount | None, shipping: Shipping | None, reservation: Reservation
+    context: Context,
+    cart_id: str,
+    discount: c.Discount | None,
+    shipping: Shipping | None,
+    reservation: Reservation,
+    gone: frozenset[str],
 ) -> Outcome:
     if not reservation.lines:
-        return services.checkout(context, cart_id, discount, shipping=shipping)
+        return services.checkout(context, cart_id, discount, shipping=shipping, withdrawn=gone)
     with transaction.atomic():
         claims.take_transaction_id()  # several appends (order, stock) in one transaction
-        return _order_taking_stock(context, cart_id, discount, shipping, reservation)
+        return _order_taking_stock(context, cart_id, discount, shipping, reservation, gone)
 
 
 def _order_taking_stock(
-    context: Context, cart_id: str, discount: c.Discount | None, shipping: Shipping | None, reservation: Reservation
+    context: Context,
+    cart_id: str,
+    discount: c.Discount | None,
+    shipping: Shipping | None,
+    reservation: Reservation,
+    gone: frozenset[str],
 ) -> Outcome:
     """`CheckedOut` and the confirmation of its reservation, in the caller's transaction: the units
     leave the stock exactly when the order exists (if the sweep released them first, neither happens)."""
-    outcome = services.checkout(context, cart_id, discount, shipping=shipping)
+    outcome = services.checkout(context, cart_id, discount, shipping=shipping, withdrawn=gone)
     for order in (e for e in outcome.events if e.type == "CheckedOut"):
         reservations.confirm(reservation, order.data["order_id"], actor=str(context.actor))
     return outcome
@@ -136,7 +149,12 @@ def find_coupon(code: str) -> Coupon:
 
 
 def _checkout_with_one_time_coupon(
-    context: Context, cart_id: str, discount: c.Discount, shipping: Shipping | None, reservation: Reservation
+    context: Context,
+    cart_id: str,
+    discount: c.Discount,
+    shipping: Shipping | None,
+    reservation: Reservation,
+    gone: frozenset[str],
 ) -> Outcome:
     """Claim the coupon for this cart; only an accepted claim lets the order carry it.
 
@@ -149,11 +167,11 @@ def _checkout_with_one_time_coupon(
     checkout fails after the claim was accepted, the claim is released.
     """
     try:
-        _check_can_check_out(context, cart_id)
+        _check_can_check_out(context, cart_id, gone)
     except DomainError:
         # A repeat whose first send committed just after `_first_outcome` looked finds its cart
         # checked out here: it is answered with its first outcome, as the handler answers any repeat.
-        command = services.checkout_command(context, cart_id, discount, shipping=shipping)
+        command = services.checkout_command(context, cart_id, discount, shipping=shipping, withdrawn=frozenset())
         if replayed := handler.replay(command, context):
             return replayed
         raise
@@ -169,7 +187,7 @@ def _checkout_with_one_time_coupon(
         with transaction.atomic():
             claims.take_transaction_id()  # several appends (order, stock, use) in one transaction
             outcome = _order_taking_stock(
-                replace(context, causation_id=ticket.claim_id), cart_id, discount, shipping, reservation
+                replace(context, causation_id=ticket.claim_id), cart_id, discount, shipping, reservation, gone
             )
             for order in (e for e in outcome.events if e.type == "CheckedOut"):
                 used_for = f"order:{order.data['order_id']}"
@@ -184,16 +202,16 @@ def _checkout_with_one_time_coupon(
         raise
 
 
-def _check_can_check_out(context: Context, cart_id: str) -> None:
+def _check_can_check_out(context: Context, cart_id: str, gone: frozenset[str]) -> None:
     """The handler's own access and If-Match checks and the decider's own Checkout rules,
     run dry (nothing is appended): one set of rules, not a copy of them here. A stale
     If-Match is refused here, before the coupon is claimed, so a 412 appends nothing."""
     state = handler.load(cart_id)
     handler.check_access(state, context.actor)
     handler.check_expected_version(state, context)
-    decide(state, _dry_run(cart_id))
+    decide(state, _dry_run(cart_id, gone))
 
 
-def _dry_run(cart_id: str) -> c.Checkout:
+def _dry_run(cart_id: str, gone: frozenset[str]) -> c.Checkout:
     """A Checkout to run the decider's rules with, before anything is set aside or claimed."""
-    return c.Checkout(cart_id=cart_id, at=timezone.now(), order_id="dry-run", withdrawn=withdrawn())
+    return c.Checkout(cart_id=cart_id, at=timezone.now(), order_id="dry-run", withdrawn=gone)

@@ -11,7 +11,8 @@ from uuid import uuid4
 
 from django.utils import timezone
 
-from catalog.queries import product_snapshot, withdrawn
+from catalog.queries import product_snapshot
+from catalog.queries import withdrawn as withdrawn_skus
 from kernel.principal import Principal
 from privacy.personal import seal_for
 
@@ -53,8 +54,9 @@ def checkout(
     *,
     at: datetime | None = None,
     shipping: Shipping | None = None,
+    withdrawn: frozenset[str] | None = None,
 ) -> Outcome:
-    return handle(checkout_command(context, cart_id, discount, at=at, shipping=shipping), context)
+    return handle(checkout_command(context, cart_id, discount, at=at, shipping=shipping, withdrawn=withdrawn), context)
 
 
 def checkout_command(
@@ -64,8 +66,10 @@ def checkout_command(
     *,
     at: datetime | None = None,
     shipping: Shipping | None = None,
+    withdrawn: frozenset[str] | None = None,
 ) -> c.Checkout:
-    """Shipping details are sealed here, for the person checking out: the command never holds them in clear."""
+    """Shipping details are sealed here, for the person checking out: the command never holds them in clear.
+    `withdrawn`: the catalog's withdrawn SKUs if the caller read them already (None: read them now)."""
     sealed = seal_for(str(context.actor), shipping.fields()) if shipping else None
     return c.Checkout(
         cart_id=cart_id,
@@ -73,5 +77,5 @@ def checkout_command(
         order_id=str(uuid4()),
         discount=discount,
         shipping=sealed,
-        withdrawn=withdrawn(),
+        withdrawn=withdrawn_skus() if withdrawn is None else withdrawn,
     )
