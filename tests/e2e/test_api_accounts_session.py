@@ -40,3 +40,18 @@ def test_forget_me_with_a_session_closes_the_account_and_ends_the_session() -> N
     user.refresh_from_db()
     assert not user.is_active
     assert_problem(client.get("/api/orders"), 401)  # the session ended with the account
+
+
+def test_forget_me_drops_the_password_hash_and_every_other_session_of_the_account() -> None:
+    """A closed account kept its password hash (crackable from a leaked table if the password
+    is used elsewhere); it is replaced by an unusable one, which also ends the account's other
+    sessions (Django checks each session against the hash)."""
+    client, user = signed_in("ada")
+    other_browser = APIClient()
+    assert other_browser.login(username="ada", password=PASSWORD)
+    kept_hash = user.password
+    assert client.delete("/api/accounts/me", HTTP_X_CSRFTOKEN=CSRF).status_code == 204
+    user.refresh_from_db()
+    assert user.password != kept_hash and user.password.startswith("!")  # Django's unusable password
+    assert not user.has_usable_password() and not user.check_password(PASSWORD)
+    assert_problem(other_browser.get("/api/orders"), 401)
