@@ -9,11 +9,12 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import connection
 
-from consumers import registry
+from consumers import heartbeat, registry
 from consumers.faults import Fault, switches, turn
 from consumers.models import FaultSwitch
 
 GUIDE = "docs/fault-lab.md"
+DEFAULT_CONSUMER = "order_history"  # of a switch that takes one, when none is named
 
 
 class LabError(Exception):
@@ -24,9 +25,21 @@ class LabError(Exception):
 class Switch:
     fault: Fault
     title: str
-    explanation: str  # two lines: what it does, what to watch
+    explanation: str  # two lines: what it does, what to watch; `{refused_by}`: what drops a repeat (REFUSED_BY)
     anchor: str  # the section of docs/fault-lab.md
     takes_consumer: bool = False
+
+    def explained(self, transport: str) -> str:
+        """The explanation for a consumer on `transport` ("table" or "kafka")."""
+        return self.explanation.format(refused_by=REFUSED_BY[transport])
+
+
+# What refuses a batch delivered twice, per transport: they differ, and the guide shows each.
+REFUSED_BY = {
+    "table": "by the checkpoint: its compare-and-set from the batch's old position fails",
+    "kafka": "by the consumer's progress per partition: the broker delivers it again and every event at or below it "
+    "is dropped",
+}
 
 
 CATALOG = (
@@ -40,8 +53,7 @@ CATALOG = (
            "crash-a-consumer-mid-batch", takes_consumer=True),
     Switch(Fault.DUPLICATE, "Deliver the next batch twice",
            "The next batch is handed to the consumer a second time (fires once, then turns itself off).\n"
-           "Watch the view: the repeat is refused (by the checkpoint; on Kafka, by the progress per partition) "
-           "and changes nothing.",
+           "Watch the view: the repeat is refused {refused_by}, and changes nothing.",
            "deliver-the-next-batch-twice", takes_consumer=True),
     Switch(Fault.HOLD, "Hold a transaction open",
            "An item is added to a cart and its transaction kept open (PostgreSQL only); other orders commit after it.\n"
@@ -68,11 +80,25 @@ class SwitchState:
     switch: Switch
     row: FaultSwitch  # on/off, its consumer, how often it fired, what it did last
     doc: str
+    transport: str  # of the consumer it acts on (or would): what its explanation is about
+
+    @property
+    def explanation(self) -> str:
+        return self.switch.explained(self.transport)
 
 
 def state() -> list[SwitchState]:
     rows = switches()
-    return [SwitchState(switch=s, row=rows[s.fault], doc=f"{GUIDE}#{s.anchor}") for s in CATALOG]
+    return [
+        SwitchState(s, rows[s.fault], doc=f"{GUIDE}#{s.anchor}", transport=transport_of(rows[s.fault].consumer))
+        for s in CATALOG
+    ]
+
+
+def transport_of(consumer: str) -> str:
+    """The transport `consumer` reads from as its last heartbeat says; the default one before it has beaten."""
+    beat = heartbeat.running(consumer or DEFAULT_CONSUMER)[1]
+    return beat if beat in REFUSED_BY else registry.default_transport()
 
 
 def consumer_names() -> list[str]:
@@ -84,7 +110,7 @@ def turn_on(name: str, consumer: str = "") -> Switch:
     if reason := impossible_here(switch, connection.vendor, settings.KAFKA_BOOTSTRAP_SERVERS):
         raise LabError(reason)
     if switch.takes_consumer:
-        consumer = consumer or "order_history"
+        consumer = consumer or DEFAULT_CONSUMER
         if consumer not in consumer_names():
             raise LabError(f"unknown consumer {consumer!r} ({', '.join(consumer_names())})")
     elif consumer:  # it would be ignored: say so rather than let a learner think it applies

@@ -151,5 +151,44 @@ def test_lab_status_names_each_switch_touched_with_its_count(settings) -> None:
     switch_lines = [line for line in out.getvalue().splitlines() if line.startswith("switch ")]
     assert switch_lines == [
         "switch pause: on (order_history)",
-        "switch duplicate: off (order_history), fired 1 time: order_history: delivered positions 7..9 twice",
+        "switch duplicate: off (order_history), fired 1 time: order_history: delivered positions 7..9 twice; "
+        "the repeat was refused by the checkpoint: its compare-and-set from the batch's old position fails "
+        "(table transport)",
     ]
+
+
+@pytest.mark.parametrize(
+    ("transport", "refused", "not_said"),
+    [
+        ("table", "refused by the checkpoint", "partition"),
+        ("kafka", "refused by the consumer's progress per partition", "checkpoint"),
+    ],
+)
+def test_the_duplicate_switch_says_what_refuses_the_repeat_on_its_consumers_transport(
+    client: Client, settings, transport: str, refused: str, not_said: str
+) -> None:
+    """The page and `lab status` said "refused by the checkpoint" whatever the transport (later both, side by side);
+    on Kafka it is the progress per partition that drops the repeat. The consumer's heartbeat says which it reads."""
+    import html
+    from io import StringIO
+
+    from django.utils import timezone
+
+    from consumers.faults import fired
+    from consumers.models import Heartbeat
+
+    settings.LAB_ENABLED = True
+    Heartbeat.objects.create(name="product_activity", transport=transport, beat_at=timezone.now(), pid=1)
+    call_command("lab", "on", "duplicate", "--consumer", "product_activity")
+    log_in(client, staff=True)
+    page = client.get("/staff/lab/").content.decode()
+    article = re.search(r'<article id="switch-duplicate">.*?</article>', html.unescape(page), re.S)
+    assert article is not None, page
+    assert refused in article.group(0) and not_said not in article.group(0)
+
+    assert fired(Fault.DUPLICATE, "product_activity: delivered positions 3..4 twice", once=True)
+    out = StringIO()
+    call_command("lab", "status", stdout=out)
+    line = next(line for line in out.getvalue().splitlines() if line.startswith("switch duplicate"))
+    assert f"; the repeat was {refused}" in line and line.endswith(f"({transport} transport)"), line
+    assert not_said not in line.split("; the repeat", 1)[1]

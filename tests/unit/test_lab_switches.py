@@ -31,3 +31,16 @@ def test_stopping_the_relay_is_refused_without_a_broker_with_the_reason(vendor: 
 @pytest.mark.parametrize("name", ["pause", "crash", "duplicate", "validator"])
 def test_the_consumer_switches_work_without_a_broker(name: str) -> None:
     assert impossible_here(BY_NAME[name], "postgresql", "") is None
+
+
+def test_the_duplicate_switch_names_what_refuses_the_repeat_on_each_transport() -> None:
+    duplicate = BY_NAME["duplicate"]
+    assert "refused by the checkpoint: its compare-and-set" in duplicate.explained("table")
+    assert "partition" not in duplicate.explained("table")
+    assert "refused by the consumer's progress per partition" in duplicate.explained("kafka")
+    assert "checkpoint" not in duplicate.explained("kafka")
+
+
+@pytest.mark.parametrize("name", ["pause", "crash", "hold", "relay", "validator"])
+def test_the_other_explanations_are_the_same_on_both_transports(name: str) -> None:
+    assert BY_NAME[name].explained("table") == BY_NAME[name].explained("kafka") == BY_NAME[name].explanation

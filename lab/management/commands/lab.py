@@ -5,6 +5,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from consumers import status
+from consumers.faults import Fault
 from projections import registry
 
 from ... import invariants, switches
@@ -25,7 +26,8 @@ class Command(BaseCommand):
         try:
             if action == "on":
                 switch = switches.turn_on(name, options["consumer"])
-                self.stdout.write(f"{switch.fault}: on. {switch.explanation}")
+                on = next(entry for entry in switches.state() if entry.switch == switch)
+                self.stdout.write(f"{switch.fault}: on. {on.explanation}")
             elif action == "off":
                 self.stdout.write(f"{switches.turn_off(name).fault}: off")
             elif action == "list":
@@ -40,21 +42,22 @@ class Command(BaseCommand):
             switch, row = entry.switch, entry.row
             state = f"on ({row.consumer})" if row.on and row.consumer else "on" if row.on else "off"
             self.stdout.write(f"{switch.fault:<10} {state:<22} {switch.title}")
-            for line in switch.explanation.splitlines():
+            for line in entry.explanation.splitlines():
                 self.stdout.write(f"{'':<11}{line}")
             self.stdout.write(f"{'':<11}{entry.doc}")
 
     def _status(self) -> None:
         if not switches.enabled():
             raise switches.LabError("the fault lab is disabled (LAB_ENABLED; CARTLOG_LAB=1 turns it on)")
-        for row in (entry.row for entry in switches.state()):
+        for entry in switches.state():
+            row = entry.row
             if row.on or row.fired:
                 # Who it acts on; how often it fired, only once it has (pause, relay and validator never fire).
                 state = "on" if row.on else "off"
                 target = f" ({row.consumer})" if row.consumer else ""
                 fired = f", fired {row.fired} {'time' if row.fired == 1 else 'times'}" if row.fired else ""
                 note = f": {row.note}" if row.note else ""
-                self.stdout.write(f"switch {row.name}: {state}{target}{fired}{note}")
+                self.stdout.write(f"switch {row.name}: {state}{target}{fired}{note}{refused(entry)}")
         rows = status.overview([p.NAME for p in registry.inline()], [p.NAME for p in registry.asynchronous()])
         for view in rows:
             self.stdout.write(
@@ -63,3 +66,10 @@ class Command(BaseCommand):
         for check in invariants.check_all():
             mark = "ok  " if check.ok else "??  " if check.ok is None else "FAIL"
             self.stdout.write(f"{mark} {check.name} ({check.summary}) {' '.join(check.examples)}")
+
+
+def refused(entry: switches.SwitchState) -> str:
+    """After a duplicate that fired: what refused the repeat, on its consumer's transport."""
+    if entry.switch.fault is not Fault.DUPLICATE or not entry.row.fired:
+        return ""
+    return f"; the repeat was refused {switches.REFUSED_BY[entry.transport]} ({entry.transport} transport)"
