@@ -20,7 +20,8 @@ class Command(BaseCommand):
         stop = threading.Event()
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: stop.set())
-        self.stdout.write(f"run_relay: eventlog -> {settings.KAFKA_BOOTSTRAP_SERVERS} (Ctrl-C stops)")
+        # No banner of its own: run_forever logs "relay started: ... -> <broker>" through logging, in the
+        # process's LOG_FORMAT (a text line here was the one line of a LOG_FORMAT=json relay that was not JSON).
         # It retries the database, the broker and its lease by itself; only a fatal error (a broken deploy)
         # ends it, and then scripts/run.sh or the compose restart policy starts a fresh process.
         faults.gated(faults.Fault.RELAY, run_forever, stop)  # the fault lab can stop it (docs/fault-lab.md)
