@@ -43,8 +43,9 @@ def update(request: HttpRequest, sku: str) -> HttpResponse:
         return cart_page(request, {sku: _first_error(form)}, status=400)
     data = form.cleaned_data
     ctx = context(request, expected_version=data["version"])
-    outcome = attempt(lambda: services.update_quantity(ctx, data["cart_id"], sku, data["quantity"]), data["cart_id"])
-    return _respond(request, sku, outcome, removed=data["quantity"] == 0)
+    quantity = data["quantity"]
+    outcome = attempt(lambda: services.update_quantity(ctx, data["cart_id"], sku, quantity), data["cart_id"])
+    return _respond(request, sku, outcome, quantity=quantity)
 
 
 @post_only
@@ -55,7 +56,7 @@ def remove(request: HttpRequest, sku: str) -> HttpResponse:
     data = form.cleaned_data
     ctx = context(request, expected_version=data["version"])
     outcome = attempt(lambda: services.remove_from_cart(ctx, data["cart_id"], sku), data["cart_id"])
-    return _respond(request, sku, outcome, removed=True)
+    return _respond(request, sku, outcome, quantity=0)
 
 
 @post_only
@@ -75,11 +76,14 @@ def switch(request: HttpRequest) -> HttpResponse:
 FOCUS = "focus"
 
 
-def _respond(request: HttpRequest, sku: str, outcome: Outcome | Refusal, removed: bool = False) -> HttpResponse:
+def _respond(request: HttpRequest, sku: str, outcome: Outcome | Refusal, quantity: int) -> HttpResponse:
+    """The cart again, with what happened to the line (`quantity` 0: it was removed) or why not."""
     if not isinstance(outcome, Refusal):
-        if removed:
-            name = product_names([sku]).get(sku, sku)
+        name = product_names([sku]).get(sku, sku)
+        if quantity == 0:
             messages.success(request, f"Removed {name} from your cart.", extra_tags=FOCUS)
+        else:  # said with htmx too (the page's live region, static/shop/shop.js): the line itself looks the same
+            messages.success(request, f"Quantity of {name} set to {quantity}.")
         return redirect("shop:cart")
     if outcome.kind == "invalid":
         return cart_page(request, {sku: outcome.message}, status=400)

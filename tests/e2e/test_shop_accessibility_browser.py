@@ -5,15 +5,13 @@ session expired while a page was open (htmx must show the error page, not drop t
 """
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Page, expect
 
-from tests.e2e.browser.chromium import chromium
+from tests.e2e.browser.chromium import shopper_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -28,23 +26,10 @@ def shop(live_server: Any, seeded_catalog: None, monkeypatch: pytest.MonkeyPatch
     return str(live_server.url)
 
 
-@contextmanager
-def shopper_page(*, javascript: bool = True) -> Iterator[Page]:
-    """A page in a fresh browser context of Debian's Chromium (closed at the end)."""
-    with chromium() as browser:
-        context = browser.new_context(java_script_enabled=javascript)
-        page = context.new_page()
-        page.set_default_timeout(10_000)
-        try:
-            yield page
-        finally:
-            context.close()
-
-
 def add(page: Page, shop: str, sku: str, name: str) -> None:
     page.goto(f"{shop}/products/{sku}/")
     page.get_by_role("button", name="Add to cart").click()
-    expect(page.get_by_text(f"Added 1 x {name} to your cart.")).to_be_visible()
+    expect(page.get_by_role("main").get_by_text(f"Added 1 x {name} to your cart.")).to_be_visible()
 
 
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "nojs"])
@@ -57,7 +42,7 @@ def test_after_removing_a_line_with_the_keyboard_the_focus_is_on_what_happened(s
         page.keyboard.press("Space")
         expect(page.locator("#line-KIT-001")).to_have_count(0)
         # Not the top of the page (htmx's swap took the focused button away; before, the focus fell to <body>).
-        expect(page.get_by_role("status")).to_be_focused()
+        expect(page.get_by_role("main").get_by_role("status")).to_be_focused()
         assert page.evaluate(FOCUSED) == "p Removed Pour-Over Dripper from your cart."
         page.keyboard.press("Tab")  # the next stop is the cart's first line, not the skip link
         expect(page.get_by_role("link", name="Ethiopian Yirgacheffe Beans 250g")).to_be_focused()
@@ -81,7 +66,7 @@ def test_a_change_from_another_tab_moves_the_focus_to_the_warning(shop: str) -> 
         expect(other.locator("#cart-count")).to_have_text("0")
         page.get_by_label("Quantity of Ethiopian Yirgacheffe Beans 250g").fill("3")
         page.get_by_label("Quantity of Ethiopian Yirgacheffe Beans 250g").press("Enter")
-        warning = page.get_by_role("alert")
+        warning = page.get_by_role("main").get_by_role("alert")
         expect(warning).to_have_text(re.compile(r"^Your cart changed in another tab or window"))
         expect(warning).to_be_focused()
 

@@ -74,7 +74,7 @@ def add_product(page: Page, name: str, quantity: int, shots: Recorder, javascrip
         page.evaluate("window.stillThisPage = true")
     page.get_by_label("Quantity").fill(str(quantity))
     page.get_by_role("button", name="Add to cart").click()
-    expect(page.get_by_text(f"Added {quantity} x {name} to your cart.")).to_be_visible()
+    expect(page.get_by_role("main").get_by_text(f"Added {quantity} x {name} to your cart.")).to_be_visible()
     if javascript:  # htmx swapped the form in place: no page load, and the header count followed
         assert page.evaluate("window.stillThisPage") is True
     shots.shot("product")

@@ -5,7 +5,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, ViewportSize, sync_playwright
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -26,6 +26,19 @@ def chromium() -> Iterator[Browser]:
             yield browser
         finally:
             browser.close()
+
+
+@contextmanager
+def shopper_page(*, javascript: bool = True, viewport: ViewportSize | None = None) -> Iterator[Page]:
+    """A page in a fresh browser context of Debian's Chromium (closed at the end)."""
+    with chromium() as browser:
+        context = browser.new_context(java_script_enabled=javascript, viewport=viewport)
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        try:
+            yield page
+        finally:
+            context.close()
 
 
 class Recorder:

@@ -1,0 +1,71 @@
+// What htmx does not do by itself for shoppers who cannot see the page change, or who wait on a
+// slow network (docs/shop.md, "Security and accessibility"). Without JavaScript none of this is
+// needed: every form is a plain POST and the page that comes back says what happened.
+(() => {
+  "use strict";
+
+  // The one polite live region (templates/base.html). It sits outside <main> so no swap, not even
+  // an error page's, replaces it: a screen reader only speaks a region it already knew of.
+  function say(text) {
+    const region = document.getElementById("live-region");
+    if (!region || !text) return;
+    // Emptied first and filled a moment later, so the same words twice in a row are said twice.
+    region.textContent = "";
+    window.setTimeout(() => { region.textContent = text; }, 100);
+  }
+
+  function words(element) {
+    return element.textContent.replace(/\s+/g, " ").trim();
+  }
+
+  // What a swapped-in part says happened: its [data-announce] messages and field errors; an error
+  // page that replaced <main> is named by its heading.
+  function whatHappened(swapped, failed) {
+    const parts = [...swapped.querySelectorAll("[data-announce]")].map(words).filter(Boolean);
+    if (parts.length === 0 && failed) {
+      const heading = swapped.querySelector("h1");
+      if (heading) parts.push(words(heading));
+    }
+    return parts.join(" ");
+  }
+
+  // The field the keyboard was in (or the form's first field, when it was the button) gets the focus
+  // back after the swap, unless the new content put it somewhere on purpose (autofocus).
+  let focusAfterSwap = null;
+
+  document.addEventListener("htmx:beforeRequest", (event) => {
+    const { elt, target } = event.detail;
+    target.setAttribute("aria-busy", "true");
+    const active = document.activeElement;
+    focusAfterSwap = null;
+    if (active && elt.contains(active)) {
+      focusAfterSwap = active.id || (elt.querySelector("input[id]:not([type=hidden]), select[id]") || {}).id || null;
+    }
+  });
+
+  // After a swap the target is usually a new element without aria-busy; after a failure nothing
+  // was swapped, and the old one must say it is no longer busy.
+  document.addEventListener("htmx:afterRequest", (event) => {
+    event.detail.target.removeAttribute("aria-busy");
+  });
+
+  document.addEventListener("htmx:afterSettle", (event) => {
+    const swapped = event.target;
+    if (!(swapped instanceof Element) || swapped.id === "cart-count") return;  // the header's count, out of band
+    say(whatHappened(swapped, event.detail.failed));
+    const active = document.activeElement;
+    if (focusAfterSwap && (!active || active === document.body)) {
+      const field = document.getElementById(focusAfterSwap);
+      if (field) field.focus();
+    }
+    focusAfterSwap = null;
+  });
+
+  // No answer at all (the network is down, the server unreachable): nothing is swapped, so say so.
+  function unreachable(event) {
+    event.detail.target.removeAttribute("aria-busy");
+    say("The shop could not be reached, so nothing changed. Check your connection and try again.");
+  }
+  document.addEventListener("htmx:sendError", unreachable);
+  document.addEventListener("htmx:timeout", unreachable);
+})();

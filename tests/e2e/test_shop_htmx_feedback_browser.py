@@ -1,0 +1,138 @@
+"""What an in-place (htmx) change tells a shopper who cannot see it happen, in Debian's Chromium:
+a screen reader hears what happened from one polite live region that no swap replaces, the tab
+is named after an error page swapped in, a slow answer shows it is on its way (and cannot be sent
+twice), and a keyboard shopper's focus stays where it was.
+"""
+
+import re
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, Route, expect
+
+from tests.e2e.browser.chromium import shopper_page
+
+pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+BEANS = "Ethiopian Yirgacheffe Beans 250g"
+# Remembers the live region's element, then tells whether the page still has that very element.
+KEEP_REGION = "() => { window.regionBefore = document.getElementById('live-region') }"
+SAME_REGION = "() => window.regionBefore !== null && document.getElementById('live-region') === window.regionBefore"
+
+
+@pytest.fixture
+def shop(live_server: Any, seeded_catalog: None, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    return str(live_server.url)
+
+
+def add(page: Page, shop: str, sku: str, name: str) -> None:
+    page.goto(f"{shop}/products/{sku}/")
+    page.get_by_role("button", name="Add to cart").click()
+    expect(page.get_by_role("main").get_by_text(f"Added 1 x {name} to your cart.")).to_be_visible()
+
+
+def test_what_an_update_did_is_said_in_a_live_region_that_outlives_every_swap(shop: str) -> None:
+    with shopper_page() as page:
+        add(page, shop, "COF-001", BEANS)
+        add(page, shop, "KIT-001", "Pour-Over Dripper")
+        page.goto(shop + "/cart/")
+        region = page.locator("#live-region")
+        expect(region).to_have_attribute("aria-live", "polite")
+        expect(region).to_have_text("")  # on the page, empty, before anything changes
+        page.evaluate(KEEP_REGION)
+        page.evaluate("window.stillThisPage = true")
+
+        quantity = page.get_by_label(f"Quantity of {BEANS}")
+        quantity.fill("3")
+        page.locator("#line-COF-001").get_by_role("button", name="Update").click()
+        expect(region).to_have_text(f"Quantity of {BEANS} set to 3.")
+        expect(page.locator("#cart-count")).to_have_text("4")
+        assert page.evaluate(SAME_REGION) is True  # the swap replaced #cart, not the region
+        assert page.evaluate("window.stillThisPage") is True
+
+        page.get_by_role("button", name="Remove Pour-Over Dripper").click()
+        expect(region).to_have_text("Removed Pour-Over Dripper from your cart.")
+
+        # A refusal is said too: the cart changed in another tab meanwhile.
+        other = page.context.new_page()
+        other.goto(shop + "/cart/")
+        other.get_by_label(f"Quantity of {BEANS}").fill("5")
+        other.get_by_label(f"Quantity of {BEANS}").press("Enter")
+        expect(other.locator("#cart-count")).to_have_text("5")
+        quantity.fill("2")
+        quantity.press("Enter")
+        expect(region).to_have_text(re.compile(r"^Your cart changed in another tab or window"))
+        assert page.evaluate(SAME_REGION) is True
+
+
+def test_update_pressed_with_the_keyboard_keeps_the_focus_on_its_line(shop: str) -> None:
+    with shopper_page() as page:
+        add(page, shop, "COF-001", BEANS)
+        page.goto(shop + "/cart/")
+        page.get_by_label(f"Quantity of {BEANS}").fill("3")
+        page.locator("#line-COF-001").get_by_role("button", name="Update").focus()
+        page.keyboard.press("Space")
+        expect(page.locator("#live-region")).to_have_text(f"Quantity of {BEANS} set to 3.")
+        # The button was swapped away; the focus fell to <body>, the top of the page.
+        expect(page.get_by_label(f"Quantity of {BEANS}")).to_be_focused()
+        expect(page.get_by_label(f"Quantity of {BEANS}")).to_have_value("3")
+
+
+def test_an_error_page_swapped_in_names_the_tab_keeps_the_skip_links_target_and_is_said(
+    shop: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fails(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a fault on the server's side")  # any failure: the shop answers its 500 page
+
+    with shopper_page() as page:
+        add(page, shop, "COF-001", BEANS)
+        page.goto(shop + "/cart/")
+        expect(page).to_have_title("Your cart · cartlog shop")
+        page.evaluate(KEEP_REGION)
+        monkeypatch.setattr("carts.services.update_quantity", fails)
+        page.get_by_label(f"Quantity of {BEANS}").fill("3")
+        page.get_by_label(f"Quantity of {BEANS}").press("Enter")
+        expect(page.get_by_role("heading", name="Something went wrong")).to_be_visible()
+        expect(page).to_have_title("Something went wrong · cartlog shop")
+        expect(page.locator("#live-region")).to_have_text("Something went wrong")
+        assert page.evaluate(SAME_REGION) is True
+        expect(page.locator("main#main")).to_have_count(1)  # "Skip to content" still leads somewhere
+
+        # An expired session's refusal (403), from a page that has not failed before.
+        page.goto(shop + "/products/KIT-001/")
+        page.context.clear_cookies()
+        page.get_by_role("button", name="Add to cart").click()
+        expect(page).to_have_title("Please try again · cartlog shop")
+        expect(page.locator("#live-region")).to_have_text("Please try again")
+
+
+def test_a_slow_update_shows_it_is_on_its_way_and_is_sent_once(shop: str) -> None:
+    with shopper_page() as page:
+        add(page, shop, "COF-001", BEANS)
+        page.goto(shop + "/cart/")
+        held: list[Route] = []
+        page.route("**/cart/lines/COF-001/update/", lambda route: held.append(route))  # answered when the test says
+        quantity = page.get_by_label(f"Quantity of {BEANS}")
+        update = page.locator("#line-COF-001").get_by_role("button", name="Update")
+        indicator = page.locator("#line-COF-001 .busy-indicator").first
+        expect(indicator).to_be_hidden()
+        quantity.fill("3")
+        update.click()
+
+        expect(indicator).to_be_visible()
+        expect(indicator).to_have_text("Updating…")
+        expect(page.locator("#cart")).to_have_attribute("aria-busy", "true")
+        expect(update).to_be_disabled()
+        quantity.press("Enter")  # impatient: a second submit while the first is on its way
+        page.wait_for_timeout(300)
+        assert len(held) == 1
+
+        held[0].continue_()
+        expect(page.locator("#live-region")).to_have_text(f"Quantity of {BEANS} set to 3.")
+        expect(page.locator("#cart")).not_to_have_attribute("aria-busy", "true")
+        expect(page.locator(".busy-indicator:visible")).to_have_count(0)
+        expect(page.locator("#line-COF-001").get_by_role("button", name="Update")).to_be_enabled()
+        page.wait_for_timeout(500)
+        assert len(held) == 1, "a second update was sent (with the version the first made stale)"
+        expect(page.locator("#messages")).not_to_contain_text("changed in another tab")
