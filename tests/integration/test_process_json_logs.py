@@ -68,11 +68,6 @@ def test_every_line_of_run_relay_is_json(kafka: Broker, tmp_path: Path) -> None:
     assert [r["message"] for r in started] == [f"relay started: eventlog_event -> {kafka.bootstrap}"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the banner is written by cartlog/management/commands/run_consumers.py (outside helper 2's area): "
-    "it must become a log record; remove this mark with that change",
-)
 def test_every_line_of_run_consumers_is_json(catalog: None, tmp_path: Path) -> None:
     env = {"KAFKA_BOOTSTRAP_SERVERS": "", "CONSUMER_POLL_SECONDS": "0.05"}
     records = assert_all_json(lines_of(["run_consumers"], env, tmp_path, until_heartbeat="order_history"))

@@ -1,5 +1,6 @@
 """`python manage.py run_consumers`: run every registered consumer until stopped."""
 
+import logging
 import signal
 import threading
 import time
@@ -16,6 +17,7 @@ from lab.holder import Holder
 from rebuilds import background
 from relay.relay import run_forever
 
+log = logging.getLogger(__name__)
 PROGRESS_SECONDS = 5.0  # --once on a long backlog: a line this often, not silence until each consumer is done
 
 
@@ -61,7 +63,8 @@ class Command(BaseCommand):
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: stop.set())
         names = ", ".join(c.name for c in consumers) or "none"
-        self.stdout.write(f"run_consumers: {names} on the {kind} transport (Ctrl-C stops after the batch in hand)")
+        # A log record, not a line on stdout: under LOG_FORMAT=json every line of a running process is JSON.
+        log.info("run_consumers: %s on the %s transport (Ctrl-C stops after the batch in hand)", names, kind)
         # Each consumer in a thread its supervisor restarts if it dies (consumers/supervisor.py).
         supervisor = Supervisor(stop)
         for consumer in consumers:
