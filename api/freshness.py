@@ -6,6 +6,10 @@ event. A read of an async view (`/api/orders`, `/api/analytics/*`,
 `Cartlog-Min-Position`): it waits, at most `MIN_POSITION_WAIT_SECONDS`, until
 the view covers P, and answers 503 with the position it does cover otherwise.
 Every answer says the position its view covers (`Cartlog-Position`).
+
+A position the log has not reached yet (over its head) is answered 503 at once,
+without the wait: no command has answered with it, so no client can be owed it,
+and waiting for it only held a server thread (docs/security.md).
 """
 
 from collections.abc import Callable
@@ -19,6 +23,7 @@ from rest_framework.response import Response
 
 from api.schema import LARGEST_NUMBER, problem, whole_number
 from consumers import coverage
+from eventlog import store
 from kernel.digits import is_number
 from kernel.errors import UnavailableError
 
@@ -57,10 +62,19 @@ def covered(request: Request, view: str, read: Callable[[], int]) -> int:
     wanted = min_position(request)
     if wanted is None:
         return read()
-    reached = coverage.wait_for(read, wanted, settings.MIN_POSITION_WAIT_SECONDS)
+    reached = read()
+    if reached < wanted and worth_waiting(wanted, store.head_position()):
+        reached = coverage.wait_for(read, wanted, settings.MIN_POSITION_WAIT_SECONDS)
     if reached < wanted:
         raise ViewBehindError(view, reached, wanted)
     return reached
+
+
+def worth_waiting(wanted: int, head: int) -> bool:
+    """Whether a view may still reach `wanted`: only a position the log has reached. Past the head
+    every request waited the whole MIN_POSITION_WAIT_SECONDS on a server thread, so a dozen requests
+    with `min_position=999999999` held every thread of a web container for that long, again and again."""
+    return wanted <= head
 
 
 def consumer_view(request: Request, consumer: str) -> int:

@@ -79,6 +79,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "cartlog.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -163,6 +164,16 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", Fals
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
 if env_bool("SECURE_PROXY_SSL_HEADER", False):  # only behind a proxy that sets (and strips) X-Forwarded-Proto
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Sent on every answer (cartlog/middleware.py: ContentSecurityPolicyMiddleware); empty: none sent.
+# Scripts only from the site's own files (the shop, the admin, Swagger UI and ReDoc load theirs from
+# /static/), so markup injected into a page cannot run; inline styles stay allowed (style="" in the
+# templates, the styles htmx and ReDoc insert). frame-ancestors repeats X-Frame-Options: DENY.
+CONTENT_SECURITY_POLICY = os.environ.get(
+    "CONTENT_SECURITY_POLICY",
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+    "font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; object-src 'none'; base-uri 'self'; "
+    "form-action 'self'; frame-ancestors 'none'",
+)
 
 # Throttle counters must be shared by every gunicorn worker: the database by default
 # (a table made by accounts/migrations), Redis when CACHE_URL names one.
