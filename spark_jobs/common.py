@@ -116,6 +116,17 @@ def spark_session(app_name: str = "cartlog", master: str | None = None, **conf: 
     return session
 
 
+def quiet_logger(session: SparkSession, name: str) -> None:
+    """Only errors from the driver JVM's log4j logger `name`, whatever log4j configuration is in effect.
+
+    For a warning a job causes on purpose and knows about; every other logger keeps its level.
+    """
+    jvm = session.sparkContext._jvm
+    assert jvm is not None  # a classic session (the jobs never run on Spark Connect)
+    log4j = jvm.org.apache.logging.log4j
+    log4j.core.config.Configurator.setLevel(name, log4j.Level.ERROR)
+
+
 SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
 # Adaptive execution merges small shuffle partitions and picks join strategies from the
 # sizes it sees (on by default since Spark 3.2; said here because the jobs rely on it).

@@ -30,6 +30,7 @@ MIN_CONFIDENCE = 0.05
 # lift <= 1: Y is no likelier in an order with X than in any order, so X says nothing about Y.
 MIN_LIFT = 1.0
 RULE_COLUMNS = ["sku", "recommended_sku", "support", "confidence", "lift", "source"]
+WINDOW_EXEC = "org.apache.spark.sql.execution.window.WindowExec"  # the driver's logger of the warning below
 
 
 def transform(
@@ -67,6 +68,9 @@ def pairs(orders: DataFrame, *, min_support: float, min_confidence: float) -> Da
     # row takes its SKUs' and the totals' counts from windows, not from joins (a filter on the counts'
     # `kind` is pushed below their aggregation, so each join re-read and re-counted the orders).
     whole = Window.partitionBy()
+    # That window has no partition on purpose (the counts are one small task already): Spark warns
+    # "No Partition Defined for Window operation!" each time it plans it, a flood in a worker's log.
+    common.quiet_logger(orders.sparkSession, WINDOW_EXEC)
     consequent = F.when(kind == PAIR, F.col("recommended_sku")).otherwise(F.col("sku"))
     counts = (
         _basket_counts(orders)

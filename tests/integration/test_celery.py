@@ -86,16 +86,38 @@ def test_a_worker_on_redis_archives_the_database_it_is_pointed_at(catalog: None,
     assert archived_event_ids(tmp_path / "archive") == logged_event_ids()
 
 
-def start_worker(queue: str, *, archive: Path, var: Path, broker: str = REDIS) -> subprocess.Popen[str]:
-    env = {
-        **os.environ,
+def start_worker(queue: str, *, archive: Path, var: Path, broker: str = REDIS, **env: str) -> subprocess.Popen[str]:
+    """A worker (one task at a time) on `queue` of `broker`, its stdout and stderr (a JVM's too) in one pipe;
+    `env` added to its environment."""
+    command = [sys.executable, "-m", "celery", "-A", "cartlog", "worker", "--pool=solo", "-Q", queue,
+               "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel=INFO"]  # fmt: skip
+    environment = celery_env(archive=archive, var=var, broker=broker, **env)
+    return subprocess.Popen(
+        command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+
+
+def start_beat(schedule: Path, *, archive: Path, var: Path, broker: str = REDIS, **env: str) -> subprocess.Popen[str]:
+    """Celery beat on `broker` (its default queue), its schedule file at `schedule`; `env` added."""
+    command = [sys.executable, "-m", "celery", "-A", "cartlog", "beat", "--loglevel=INFO", "--schedule", str(schedule)]
+    environment = celery_env(archive=archive, var=var, broker=broker, **env)
+    return subprocess.Popen(
+        command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def celery_env(*, archive: Path, var: Path, broker: str, **env: str) -> dict[str, str]:
+    # Not the test run's own Spark log configuration (run_spark_jobs tests may set SPARK_CONF_DIR here).
+    inherited = {key: value for key, value in os.environ.items() if key != "SPARK_CONF_DIR"}
+    return {
+        **inherited,
         "DATABASE_URL": database_url(),
         "CELERY_BROKER_URL": broker,
         "CELERY_RESULT_BACKEND": broker,
         "EVENT_ARCHIVE_PATH": str(archive),
         "CARTLOG_VAR_DIR": str(var),
+        **env,
     }
-    command = [sys.executable, "-m", "celery", "-A", "cartlog", "worker", "--pool=solo", "-Q", queue,
-               "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel=INFO"]  # fmt: skip
-    root = Path(__file__).resolve().parents[2]
-    return subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
