@@ -1,5 +1,5 @@
-"""Two middlewares of the web tier: Django's MessageMiddleware for the pages only, and the
-Content-Security-Policy header on every answer.
+"""Middlewares of the web tier: Django's MessageMiddleware for the pages only, the
+Content-Security-Policy header on every answer, and the admin's log-in throttled.
 
 The one-time messages ("Added to your cart") belong to the shop's and the admin's
 pages, which show them on the next page a browser loads. No API view adds or reads
@@ -11,6 +11,11 @@ the next page. Django's admin check accepts the subclass in MIDDLEWARE.
 
 Django 5.2 sends no Content-Security-Policy of its own: `ContentSecurityPolicyMiddleware` sends
 settings.CONTENT_SECURITY_POLICY (docs/security.md), unless the answer already has one.
+
+The admin's log-in form is a third door to the same passwords as the API's token and the shop's
+log-in: `AdminLoginThrottleMiddleware` makes each of its POSTs spend the same per-address budget
+(accounts/throttles.py), or answers the shop's 429 page. It was not throttled at all, so a staff
+password could be guessed there at the server's full speed.
 """
 
 from collections.abc import Callable
@@ -18,8 +23,12 @@ from collections.abc import Callable
 from django.conf import settings
 from django.contrib.messages.middleware import MessageMiddleware
 from django.http import HttpRequest, HttpResponseBase
+from django.shortcuts import render
+from django.urls import reverse
 
+from accounts.throttles import LoginThrottle, refused_for
 from api.problems import is_api
+from shop.views.account import wait_in_words
 
 CSP = "Content-Security-Policy"
 
@@ -41,3 +50,23 @@ class ContentSecurityPolicyMiddleware:
         if self.policy and CSP not in response:
             response[CSP] = self.policy
         return response
+
+
+class AdminLoginThrottleMiddleware:
+    """After AuthenticationMiddleware: the 429 page is drawn like any page (it shows who is signed in)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+        self.login_path = ""  # reversed on the first request: the URLconf may not be loaded yet
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        if request.method != "POST":
+            return self.get_response(request)
+        self.login_path = self.login_path or reverse("admin:login")
+        if request.path == self.login_path:
+            wait = refused_for(LoginThrottle, request)
+            if wait is not None:
+                response = render(request, "429.html", {"wait": wait_in_words(wait)}, status=429)
+                response["Retry-After"] = str(wait)
+                return response
+        return self.get_response(request)

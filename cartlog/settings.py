@@ -86,6 +86,7 @@ MIDDLEWARE = [
     "api.input_guard.InputGuardMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "cartlog.middleware.AdminLoginThrottleMiddleware",  # the admin's log-in spends the login budget too
     "cartlog.middleware.PageMessageMiddleware",  # not for /api/: no API answer shows a message
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",

@@ -147,3 +147,20 @@ def test_a_stale_token_sent_with_a_login_does_not_refuse_the_login() -> None:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION="Token not-a-real-token")
     assert client.post("/api/auth/token", {"username": "stale", "password": PASSWORD}, format="json").status_code == 200
+
+
+def test_the_admin_login_spends_the_same_budget_as_the_api_and_the_shop(low_rates: None) -> None:
+    """The admin's log-in form was a third door with no budget: a staff password could be guessed
+    there without end, at the server's full speed, while the API and the shop answered 429."""
+    get_user_model().objects.create_user(username="boss", password=PASSWORD, is_staff=True)
+    APIClient().post("/api/auth/token", {"username": "boss", "password": "x"}, format="json")
+    Client().post("/login/", {"username": "boss", "password": "x"})
+    wrong = Client().post("/admin/login/", {"username": "boss", "password": "x", "next": "/admin/"})
+    assert wrong.status_code == 200 and b"Please enter the correct username and password" in wrong.content
+    refused = Client().post("/admin/login/", {"username": "boss", "password": PASSWORD, "next": "/admin/"})
+    assert refused.status_code == 429
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    assert b"Too many attempts" in refused.content
+    assert "_auth_user_id" not in refused.wsgi_request.session  # even the right password waited
+    assert Client().get("/admin/login/").status_code == 200  # only attempts count
+    assert_problem(APIClient().post("/api/auth/token", {"username": "boss", "password": PASSWORD}, format="json"), 429)
