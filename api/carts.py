@@ -45,6 +45,15 @@ POSITION_HEADER = OpenApiParameter(
     description="The log position of the command's last event (of the first send, for a repeat); "
     "pass it as `min_position` to read your write on an async view.",
 )
+# A command's ETag: the version it left, or on a 412 the version the cart is at (what to send as If-Match next).
+COMMAND_ETAG = OpenApiParameter(
+    "ETag",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    response=[200, 412],
+    description='The cart version this response shows, as `"<version>"`; send it back as If-Match. On a 412, '
+    "the version the cart is at now (reload the cart to see what changed).",
+)
 BAD_HEADER = problem("A malformed If-Match or Idempotency-Key header")
 READ_ERRORS = {401: NOT_AUTHENTICATED, 404: problem("No such cart (or not yours)")}
 COMMAND_ERRORS = {
@@ -52,7 +61,7 @@ COMMAND_ERRORS = {
     401: NOT_AUTHENTICATED,
     404: problem("No such cart (or not yours), or the item is not in it"),
     409: problem("The cart is checked out, or too busy"),
-    412: problem("If-Match names a version that is no longer current"),
+    412: problem("If-Match names a version that is no longer current; the ETag is the cart's version now"),
     422: problem("Idempotency-Key reused for a different request"),
 }
 
@@ -258,7 +267,7 @@ class AddToCartView(LeanAPIView):
         "Appends ItemAdded with the catalog price of the moment. A refused command appends nothing.",
         examples=ex.ADD_TO_CART,
         request=AddItemInput,
-        parameters=[IF_MATCH, IDEMPOTENCY_KEY, ETAG, POSITION_HEADER],
+        parameters=[IF_MATCH, IDEMPOTENCY_KEY, COMMAND_ETAG, POSITION_HEADER],
         responses={200: CommandCartOutput, **COMMAND_ERRORS},
     )
     def post(self, request: Request, cart_id: str) -> Answer:
@@ -275,7 +284,7 @@ class UpdateCartQuantityView(LeanAPIView):
         "ItemQuantityChanged (or ItemRemoved).",
         examples=ex.UPDATE_CART_QUANTITY,
         request=QuantityInput,
-        parameters=[IF_MATCH, IDEMPOTENCY_KEY, ETAG, POSITION_HEADER],
+        parameters=[IF_MATCH, IDEMPOTENCY_KEY, COMMAND_ETAG, POSITION_HEADER],
         responses={200: CommandCartOutput, **COMMAND_ERRORS},
     )
     def put(self, request: Request, cart_id: str, sku: str) -> Answer:
@@ -291,7 +300,7 @@ class RemoveFromCartView(LeanAPIView):
         description="RemoveFromCart: removes the line for `sku`. Appends ItemRemoved.",
         examples=ex.REMOVE_FROM_CART,
         request=None,
-        parameters=[IF_MATCH, IDEMPOTENCY_KEY, ETAG, POSITION_HEADER],
+        parameters=[IF_MATCH, IDEMPOTENCY_KEY, COMMAND_ETAG, POSITION_HEADER],
         responses={200: CommandCartOutput, **COMMAND_ERRORS, 400: BAD_HEADER},
     )
     def delete(self, request: Request, cart_id: str, sku: str) -> Answer:
@@ -314,13 +323,15 @@ class CheckoutView(LeanAPIView):
         "Appends CheckedOut; the cart can no longer change.",
         examples=ex.CHECKOUT,
         request=CheckoutInput,
-        parameters=[IF_MATCH, IDEMPOTENCY_KEY, ETAG, POSITION_HEADER],
+        parameters=[IF_MATCH, IDEMPOTENCY_KEY, COMMAND_ETAG, POSITION_HEADER],
         responses={
             200: PlacedOrderOutput,
             **COMMAND_ERRORS,
             409: problem(
                 "Empty, already checked out, coupon used, or out of stock (then `sku` and `available` name the "
-                "short product; the cart stays open)"
+                "short product; the cart stays open), or another checkout of this cart holds the units "
+                "(`/api/problems/checkout-in-progress`, with Retry-After: send it again; with the same "
+                "Idempotency-Key it answers with that order)"
             ),
             503: problem("A one-time coupon's claim was not decided in time; retry"),
         },

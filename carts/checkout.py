@@ -10,6 +10,7 @@ an accepted claim lets `CheckedOut` carry the discount.
 """
 
 from dataclasses import replace
+from datetime import UTC, datetime
 
 from django.db import transaction
 from django.utils import timezone
@@ -19,13 +20,15 @@ from catalog.queries import withdrawn
 from claims import holds, keys
 from claims import services as claims
 from claims.models import ClaimStatus
+from inventory import handler as stock
 from inventory import reservations
+from inventory.errors import OutOfStockError
 from inventory.reservations import Reservation
 from kernel.errors import ConflictError, DomainError, InvalidInputError, UnavailableError
 from kernel.principal import Principal
 
 from . import commands as c
-from . import handler, services
+from . import errors, handler, services
 from .decider import CartStatus, decide
 from .handler import Context, Outcome
 from .shipping import Shipping
@@ -64,17 +67,41 @@ def place_order(context: Context, cart_id: str, coupon_code: str | None, shippin
         return first
     coupon = find_coupon(coupon_code) if coupon_code else None
     gone = withdrawn()  # read once: the dry checks and the command decide on the same catalog
-    reservation = _reserve_stock(context, cart_id, gone)
     try:
-        if coupon is None:
-            return _in_one_transaction(context, cart_id, None, shipping, reservation, gone)
-        discount = c.Discount(code=coupon.code, percent=coupon.percent)
-        if coupon.once:
-            return _checkout_with_one_time_coupon(context, cart_id, discount, shipping, reservation, gone)
-        return _in_one_transaction(context, cart_id, discount, shipping, reservation, gone)
+        reservation = _reserve_stock(context, cart_id, gone)
+    except DomainError:
+        # The checkout that holds (or took) the units may be this request's first send, placed since
+        # `_first_outcome` looked: it is answered with that order, as any repeat is.
+        if (first := _first_outcome(context, cart_id, coupon_code, shipping)) is not None:
+            return first
+        raise
+    try:
+        outcome = _place(context, cart_id, coupon, shipping, reservation, gone)
     except BaseException:
         reservations.release(reservation, "the checkout it was made for failed", str(context.actor))
         raise
+    if not outcome.events:
+        # A repeat whose first send placed the order while this one reserved (a client's retry after a
+        # timeout, the first still running): it is answered with that order, and its own units go back
+        # now, not when the sweep finds them STOCK_RESERVATION_SECONDS later.
+        reservations.release(reservation, "the checkout was a repeat of one that placed its order", str(context.actor))
+    return outcome
+
+
+def _place(
+    context: Context,
+    cart_id: str,
+    coupon: Coupon | None,
+    shipping: Shipping | None,
+    reservation: Reservation,
+    gone: frozenset[str],
+) -> Outcome:
+    if coupon is None:
+        return _in_one_transaction(context, cart_id, None, shipping, reservation, gone)
+    discount = c.Discount(code=coupon.code, percent=coupon.percent)
+    if coupon.once:
+        return _checkout_with_one_time_coupon(context, cart_id, discount, shipping, reservation, gone)
+    return _in_one_transaction(context, cart_id, discount, shipping, reservation, gone)
 
 
 def _first_outcome(
@@ -104,7 +131,33 @@ def _reserve_stock(context: Context, cart_id: str, gone: frozenset[str]) -> Rese
     handler.check_expected_version(state, context)
     decide(state, _dry_run(cart_id, gone))
     lines = [(line.sku, line.quantity) for line in state.lines]
-    return reservations.reserve(lines, for_cart=cart_id, actor=str(context.actor))
+    try:
+        return reservations.reserve(lines, for_cart=cart_id, actor=str(context.actor))
+    except OutOfStockError as short:
+        _refuse_short(cart_id, short, gone)
+        raise
+
+
+def _refuse_short(cart_id: str, short: OutOfStockError, gone: frozenset[str]) -> None:
+    """Why a cart's checkout found its units gone, when another checkout of the same cart took them
+    (a retry sent while its first send still runs, another device's): not "out of stock" to its
+    shopper. Returns when they are really short. Read in this order: the reservation is confirmed
+    (gone) exactly when the order commits, so a cart that holds none here is checked out when read next."""
+    if (until := _held_for(cart_id, short.sku)) is not None:
+        raise errors.CheckoutInProgressError(
+            f"Another checkout of this cart holds the {short.sku} it needs: it is still being placed, or it failed "
+            f"and the units go back by {until.astimezone(UTC):%H:%M:%S} UTC. Send the checkout again in a moment; "
+            "with the same Idempotency-Key it answers with the order the first one placed."
+        ) from short
+    decide(handler.load(cart_id), _dry_run(cart_id, gone))  # checked out since: that refusal, not this one
+
+
+def _held_for(cart_id: str, sku: str) -> datetime | None:
+    """When the last of this cart's live reservations of `sku` lapses; None if the cart holds none.
+    A reservation's id is `<cart id>/<random>` (inventory/reservations.py: reserve)."""
+    held = stock.installed().load(sku).held
+    mine = [units.expires_at for reservation, units in held.items() if reservation.startswith(f"{cart_id}/")]
+    return max(mine, default=None)
 
 
 def _in_one_transaction(

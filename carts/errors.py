@@ -76,9 +76,29 @@ class EmptyCartError(CartError, kinds.ConflictError):
 
 
 class StaleVersionError(CartError, kinds.PreconditionFailedError):
-    """If-Match named a version that is no longer current."""
+    """If-Match named a version that is no longer current. The answer's ETag is the current one:
+    reload the cart (or decide again with what you know) and send that as If-Match."""
 
     title = "Cart changed since you read it"
+
+    def __init__(self, *, current: int, expected: int) -> None:
+        super().__init__(f"The cart is at version {current}, not {expected}; reload it and try again.")
+        self.current_version = current
+        # What a client needs to try again is the version to pin: the ETag it reads on every cart answer.
+        self.headers = {"ETag": f'"{current}"'}
+
+
+class CheckoutInProgressError(CartError, kinds.ConflictError):
+    """Another checkout of this cart holds the units this one needs: the same request still being placed
+    (sent again before its first answer came), one from another device, or one that failed and whose units
+    go back when its reservation expires. Send the checkout again in a moment: with the same Idempotency-Key
+    it answers with the order the first placed; once the cart is checked out, another key gets 409."""
+
+    title = "Checkout in progress"
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.headers = {"Retry-After": "1"}
 
 
 class ConcurrencyConflictError(CartError, kinds.ConflictError):

@@ -135,9 +135,10 @@ class CommandHandler:
                     return self._handle_once(command, context, command_id)
             except WrongExpectedVersionError:
                 if context.expected_version is not None:
-                    raise errors.StaleVersionError(
-                        "The cart changed since you read it; reload it and try again."
-                    ) from None
+                    # Another writer appended between this command's read and its append: the
+                    # refusal names the version it left, read now (a failure's cost, not a command's).
+                    current = self.load(command.cart_id).version
+                    raise errors.StaleVersionError(current=current, expected=context.expected_version) from None
                 log.info("conflict on cart %s, attempt %d of %d", command.cart_id, attempt, attempts)
         raise errors.ConcurrencyConflictError("The cart is being changed by many requests at once; try again.")
 
@@ -259,9 +260,7 @@ def check_access(state: CartState, actor: Principal) -> None:
 def check_expected_version(state: CartState, context: Context) -> None:
     """If-Match: the version the caller pinned must be the cart's (412 otherwise)."""
     if context.expected_version is not None and context.expected_version != state.version:
-        raise errors.StaleVersionError(
-            f"The cart is at version {state.version}, not {context.expected_version}; reload it and try again."
-        )
+        raise errors.StaleVersionError(current=state.version, expected=context.expected_version)
 
 
 def to_log(events: list[CartEvent], command: c.CartCommand, context: Context, command_id: str | None) -> list[NewEvent]:

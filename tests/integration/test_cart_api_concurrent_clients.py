@@ -1,0 +1,189 @@
+"""Two devices of one shopper on the REST API at once, under real gunicorn (2 workers, 2 threads each)
+on PostgreSQL: what each device is told, and what the log and the stock hold afterwards.
+
+- A device refused with 412 (another device changed the cart since it read it) is told the version
+  the cart is at, in the ETag of the 412, so it can pin that and send again without a read. A 412
+  from a race lost at the append said neither the version in its ETag nor in its detail.
+- A checkout sent again while its first send still runs (a client's retry after a timeout) is
+  answered with the one order. It used to reserve the units a second time and keep them
+  (STOCK_RESERVATION_SECONDS, 5 minutes by default) when its first send placed the order; and
+  when the first held the last units, it was told 409 "Out of stock: only 0 left" for an order
+  that was being placed. It is told 409 "Checkout in progress" (with Retry-After) instead, and
+  its next send gets the order.
+"""
+
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from pathlib import Path
+from threading import Barrier
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from knox.models import AuthToken
+
+from eventlog.models import Event
+from inventory.models import StockLevel
+from tests.gunicorn_server import serving
+from tests.processes import gunicorn_env
+
+pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+Answer = tuple[int, dict[str, str], Any]
+
+
+@pytest.fixture
+def server(seeded_catalog: None, tmp_path: Path) -> Iterator[str]:
+    env = gunicorn_env(tmp_path / "metrics", LOG_LEVEL="WARNING")
+    with serving(env, "--threads", "2", stdout=tmp_path / "gunicorn.log") as url:
+        yield url
+
+
+@pytest.fixture
+def token() -> str:
+    user = get_user_model().objects.create_user(username="two-devices", password="a-long-passphrase")
+    return str(AuthToken.objects.create(user=user)[1])
+
+
+def send(url: str, token: str, method: str, path: str, body: Any = None, **headers: str) -> Answer:
+    """One request as a device sends it: (status, headers, JSON body)."""
+    sent = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
+    sent.update({name.replace("_", "-"): value for name, value in headers.items()})
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url + path, data=data, method=method, headers=sent)
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, dict(response.headers), json.loads(response.read())
+    except urllib.error.HTTPError as refused:
+        return refused.code, dict(refused.headers), json.loads(refused.read())
+
+
+def at_once(requests: list[Callable[[], Answer]]) -> list[Answer]:
+    """Each request from a thread of its own, released together, as devices that tap at the same moment."""
+    start = Barrier(len(requests))
+
+    def one(request: Callable[[], Answer]) -> Answer:
+        start.wait()
+        return request()
+
+    with ThreadPoolExecutor(len(requests)) as pool:
+        return list(pool.map(one, requests))
+
+
+def new_cart(url: str, token: str, *lines: tuple[str, int]) -> str:
+    status, _, cart = send(url, token, "POST", "/api/carts")
+    assert status == 201, cart
+    for sku, quantity in lines:
+        status, _, cart = send(url, token, "POST", f"/api/carts/{cart['id']}/items", {"sku": sku, "quantity": quantity})
+        assert status == 200, cart
+    return str(cart["id"])
+
+
+def stock(sku: str) -> tuple[int, int]:
+    level = StockLevel.objects.get(sku=sku)
+    return level.on_hand, level.reserved
+
+
+def orders_of(cart_id: str) -> int:
+    return Event.objects.filter(stream_id=f"cart-{cart_id}", type="CheckedOut").count()
+
+
+DEVICES = ["COF-001", "COF-002", "TEA-001", "TEA-002", "KIT-001", "KIT-002"]
+
+
+def add(url: str, token: str, cart_id: str, device: int, pinned: str) -> Answer:
+    """Device `device` adds one of its product, pinned to the version it knows."""
+    body = {"sku": DEVICES[device], "quantity": 1}
+    return send(url, token, "POST", f"/api/carts/{cart_id}/items", body, If_Match=pinned)
+
+
+def until_in(url: str, token: str, cart_id: str, device: int, refused: Answer) -> Answer:
+    """Send the change again, pinned to what the last 412 said, until it goes in (no read in between)."""
+    status, headers, body = refused
+    for _ in range(40):
+        status, headers, body = add(url, token, cart_id, device, headers["ETag"])
+        if status == 200:
+            return status, headers, body
+        assert status == 412 and headers.get("ETag"), (status, headers, body)
+    raise AssertionError(f"device {device} never got its change in")
+
+
+def test_a_device_refused_with_412_learns_the_version_from_it_and_gets_its_change_in(server: str, token: str) -> None:
+    for _ in range(3):
+        cart_id = new_cart(server, token)  # every device read it at version 1
+
+        first = at_once([partial(add, server, token, cart_id, device, '"1"') for device in range(len(DEVICES))])
+
+        assert sorted(status for status, _, _ in first) == [200] + [412] * (len(DEVICES) - 1)
+        for status, headers, body in first:
+            assert headers.get("ETag") == '"2"', (status, headers, body)  # the 412's too: the version to pin
+            if status == 412:
+                assert body["detail"] == "The cart is at version 2, not 1; reload it and try again.", body
+        # Each refused device sends its change again at once with the others: none is lost or made twice.
+        at_once(
+            [partial(until_in, server, token, cart_id, n, answer) for n, answer in enumerate(first) if answer[0] == 412]
+        )
+        status, headers, cart = send(server, token, "GET", f"/api/carts/{cart_id}")
+        assert sorted(line["sku"] for line in cart["items"]) == sorted(DEVICES)
+        assert [line["quantity"] for line in cart["items"]] == [1] * len(DEVICES)
+        assert (cart["version"], headers["ETag"]) == (1 + len(DEVICES), f'"{1 + len(DEVICES)}"')
+
+
+def checkout(url: str, token: str, cart_id: str, key: str) -> Answer:
+    return send(url, token, "POST", f"/api/carts/{cart_id}/checkout", {}, Idempotency_Key=key)
+
+
+def key_of(round_: int, device: int, keys: str) -> str:
+    """A retry sends its first send's key; another device a key of its own."""
+    return f"pay-{round_}" if keys == "same" else f"pay-{round_}-device-{device}"
+
+
+@pytest.mark.parametrize("keys", ["same", "another"], ids=["a-retry", "another-device"])
+def test_a_checkout_sent_while_another_of_the_cart_runs_gets_the_order_or_checkout_in_progress(
+    server: str, token: str, keys: str
+) -> None:
+    """TEA-003's stock is the cart's units: the first send's reservation holds all of them."""
+    from inventory.services import receive_stock
+
+    rounds, first_on_hand = 4, stock("TEA-003")[0]
+    for n in range(rounds):
+        cart_id = new_cart(server, token, ("TEA-003", first_on_hand))
+
+        answers = at_once([partial(checkout, server, token, cart_id, key_of(n, device, keys)) for device in range(3)])
+
+        placed = {body["order_id"] for status, _, body in answers if status == 200}
+        assert len(placed) == 1 and orders_of(cart_id) == 1, answers
+        for status, headers, body in answers:
+            if status == 200:
+                continue
+            assert status == 409, body  # never "Out of stock": the units are this cart's own
+            assert body["title"] in {"Checkout in progress", "Cart already checked out"}, body
+            if body["title"] == "Checkout in progress":
+                assert (body["type"], headers.get("Retry-After")) == ("/api/problems/checkout-in-progress", "1")
+        # Sent again afterwards (by a fourth device: a key not sent yet when they differ): the same key
+        # answers with the order, another key is told the cart is checked out.
+        status, _, again = checkout(server, token, cart_id, key_of(n, 3, keys))
+        if keys == "same":
+            assert (status, again["order_id"]) == (200, placed.pop()), again
+        else:
+            assert (status, again["title"]) == (409, "Cart already checked out"), again
+        assert stock("TEA-003") == (0, 0)  # the order took the units; nothing is held by a repeat
+        receive_stock("TEA-003", first_on_hand, actor="test")  # the next round's units
+
+
+def test_a_checkout_retried_while_its_first_send_runs_keeps_no_units_back(server: str, token: str) -> None:
+    """Ample stock: every repeat reserved its own units; those of a repeat answered with the first
+    order were never released (until the sweep, STOCK_RESERVATION_SECONDS later)."""
+    on_hand, rounds = stock("COF-002")[0], 6
+    for n in range(rounds):
+        cart_id = new_cart(server, token, ("COF-002", 2))
+
+        answers = at_once([partial(checkout, server, token, cart_id, f"pay-{n}")] * 3)
+
+        assert [status for status, _, _ in answers] == [200] * 3, answers
+        assert len({body["order_id"] for _, _, body in answers}) == 1 and orders_of(cart_id) == 1
+    assert stock("COF-002") == (on_hand - 2 * rounds, 0)
