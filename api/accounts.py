@@ -106,7 +106,8 @@ class TokenView(APIView):
         if token is None:
             body = problem_body(400, "Invalid credentials", "The username or password is wrong.")
             return Response(body, status=400, content_type=PROBLEM_JSON)
-        return Response({"token": token})
+        # RFC 6749 5.1's rule for a token answer: no cache, shared or the browser's, may keep it.
+        return Response({"token": token}, headers={"Cache-Control": "no-store"})
 
     @extend_schema(
         operation_id="logout_token",

@@ -1,5 +1,6 @@
 """Middlewares of the web tier: Django's MessageMiddleware for the pages only, the
-Content-Security-Policy header on every answer, and the admin's log-in throttled.
+Content-Security-Policy header on every answer, answers for a signed-in client kept out
+of caches, and the admin's log-in throttled.
 
 The one-time messages ("Added to your cart") belong to the shop's and the admin's
 pages, which show them on the next page a browser loads. No API view adds or reads
@@ -11,6 +12,12 @@ the next page. Django's admin check accepts the subclass in MIDDLEWARE.
 
 Django 5.2 sends no Content-Security-Policy of its own: `ContentSecurityPolicyMiddleware` sends
 settings.CONTENT_SECURITY_POLICY (docs/security.md), unless the answer already has one.
+
+An answer to a signed-in request (a session's user, or an `Authorization` header) holds that person's
+data: their orders with the shipping details, their carts. `PrivateAnswersMiddleware` marks it
+`Cache-Control: private, no-store` (unless the view said otherwise), so no shared cache keeps it and
+the browser does not keep it on disk or in its back/forward cache, where it outlived a log-out and
+a Forget me on a shared computer. Anonymous answers (the catalog) are left as they were.
 
 The admin's log-in form is a third door to the same passwords as the API's token and the shop's
 log-in: `AdminLoginThrottleMiddleware` makes each of its POSTs spend the same per-address budget
@@ -25,6 +32,7 @@ from django.contrib.messages.middleware import MessageMiddleware
 from django.http import HttpRequest, HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.cache import patch_cache_control
 
 from accounts.throttles import LoginThrottle, refused_for
 from api.problems import is_api
@@ -49,6 +57,27 @@ class ContentSecurityPolicyMiddleware:
         response = self.get_response(request)
         if self.policy and CSP not in response:
             response[CSP] = self.policy
+        return response
+
+
+def signed_in(request: HttpRequest) -> bool:
+    """Whether the answer is for a known person: a token (checked later, by the API view) or a session."""
+    if "HTTP_AUTHORIZATION" in request.META:
+        return True
+    user = getattr(request, "user", None)
+    return bool(user is not None and user.is_authenticated)
+
+
+class PrivateAnswersMiddleware:
+    """After AuthenticationMiddleware, which gives a request its session's user."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        response = self.get_response(request)
+        if "Cache-Control" not in response and signed_in(request):
+            patch_cache_control(response, private=True, no_store=True)
         return response
 
 

@@ -87,6 +87,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "cartlog.middleware.AdminLoginThrottleMiddleware",  # the admin's log-in spends the login budget too
+    "cartlog.middleware.PrivateAnswersMiddleware",  # a signed-in client's answers: Cache-Control private, no-store
     "cartlog.middleware.PageMessageMiddleware",  # not for /api/: no API answer shows a message
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
