@@ -57,7 +57,29 @@ def test_a_stale_if_match_is_412_for_every_command_and_appends_nothing(
         "checkout": lambda: client.post(f"{url}/checkout", {}, format="json", **stale),
     }[method]()
     assert "version 2" in assert_problem(response, 412)["detail"]
+    assert response["ETag"] == '"2"'  # the version to pin next, without a read
     assert log_snapshot() == before
+
+
+def test_after_a_412_the_same_key_goes_through_with_its_etag_and_is_then_the_first_outcome(
+    cart: tuple[APIClient, str],
+) -> None:
+    # A refused command records no key: the client pins what the 412 said and sends the same request again.
+    client, cart_id = cart
+    url = f"/api/carts/{cart_id}/items"
+    client.post(url, {"sku": "COF-001", "quantity": 1}, format="json")  # another device: version 2
+    key: dict[str, Any] = {"HTTP_IDEMPOTENCY_KEY": "add-kit"}
+    stale = client.post(url, {"sku": "KIT-001", "quantity": 1}, format="json", HTTP_IF_MATCH='"1"', **key)
+    assert_problem(stale, 412)
+
+    added = client.post(url, {"sku": "KIT-001", "quantity": 1}, format="json", HTTP_IF_MATCH=stale["ETag"], **key)
+    again = client.post(url, {"sku": "KIT-001", "quantity": 1}, format="json", HTTP_IF_MATCH='"1"', **key)
+
+    assert (added.status_code, added["ETag"]) == (200, '"3"')
+    assert (again.status_code, again["ETag"], again.json()) == (200, '"3"', added.json())  # a repeat, pinned or not
+    other_cart = client.post("/api/carts").json()["id"]
+    reused = client.post(f"/api/carts/{other_cart}/items", {"sku": "KIT-001", "quantity": 1}, format="json", **key)
+    assert "different request" in assert_problem(reused, 422)["detail"]  # a key is the account's, not the cart's
 
 
 @pytest.mark.parametrize("headers", [{"HTTP_IF_MATCH": '"two"'}, {"HTTP_IDEMPOTENCY_KEY": "k" * 201}])
