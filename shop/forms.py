@@ -73,6 +73,15 @@ class CheckoutForm(CartVersionForm):
                     self.add_error(name, "Give all three shipping details, or none.")
         return data
 
+    def full_clean(self) -> None:
+        super().full_clean()
+        # Drawn again with an error, the page starts with the keyboard on the first shipping field
+        # that has one (the template does the same for the fields it writes out itself): without
+        # JavaScript the page is a new one, and its focus would start at the top.
+        wrong = [name for name in SHIPPING_FIELDS if name in self.errors]
+        if wrong:
+            self.fields[wrong[0]].widget.attrs["autofocus"] = True
+
     def shipping(self) -> shipping.Shipping | None:
         data = self.cleaned_data
         if not data.get("ship_name"):

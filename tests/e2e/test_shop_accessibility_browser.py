@@ -99,3 +99,39 @@ def test_an_expired_session_shows_please_try_again_in_place_of_the_form(shop: st
         expect(page.get_by_role("heading", name="Please try again")).to_be_visible()
         expect(page.get_by_role("button", name="Go to your cart")).to_be_visible()
         assert page.locator("main").count() == 1
+
+
+def test_without_javascript_each_new_page_starts_the_focus_at_what_happened(shop: str) -> None:
+    """A form sent without JavaScript loads a new page, whose focus started at its top (the skip
+    link): the shopper heard the page's title and nothing of what the form did, or what was wrong."""
+    get_user_model().objects.create_user(username="plain", password="a-long-secret-9")
+    with shopper_page(javascript=False) as page:
+        page.goto(shop + "/products/COF-001/")
+        page.get_by_role("button", name="Add to cart").click()
+        assert page.evaluate(FOCUSED) == "p Added 1 x Ethiopian Yirgacheffe Beans 250g to your cart."
+        page.goto(shop + "/cart/")
+        page.get_by_label("Quantity of Ethiopian Yirgacheffe Beans 250g").fill("3")
+        page.get_by_role("button", name="Update").click()
+        assert page.evaluate(FOCUSED) == "p Quantity of Ethiopian Yirgacheffe Beans 250g set to 3."
+        page.keyboard.press("Tab")  # from the message on, not from the top of the page
+        expect(page.get_by_role("link", name="Ethiopian Yirgacheffe Beans 250g")).to_be_focused()
+
+        page.goto(shop + "/login/?next=/checkout/")
+        page.get_by_label("Username").fill("plain")
+        page.get_by_label("Password").fill("not-the-password")
+        page.get_by_role("button", name="Log in").click()
+        expect(page).to_have_title("Error: Log in · cartlog shop")
+        expect(page.get_by_role("alert")).to_be_focused()
+        page.get_by_label("Password").fill("a-long-secret-9")
+        page.get_by_role("button", name="Log in").click()
+        expect(page).to_have_title("Checkout · cartlog shop")
+        page.get_by_label("Coupon code (optional)").fill("NOPE")
+        page.get_by_role("button", name="Place order").click()
+        expect(page).to_have_title("Error: Checkout · cartlog shop")
+        coupon = page.get_by_label("Coupon code (optional)")
+        expect(coupon).to_be_focused()
+        expect(coupon).to_have_accessible_description("There is no active coupon 'NOPE'.")
+        coupon.fill("")
+        page.get_by_label("Name").fill("Ann Plain")
+        page.get_by_role("button", name="Place order").click()
+        expect(page.get_by_label("Email", exact=True)).to_be_focused()  # the first field the error names
