@@ -1,9 +1,11 @@
 """Checkout: stock set aside, then the order, with an optional coupon.
 
-    reserve stock for every line (inventory/reservations.py; 409 "Out of stock" if short)
+    reserve stock for every line (inventory/reservations.py; 409 "Out of stock" if short, "Checkout in
+    progress" if the units are held by another checkout of this very cart: `_refuse_short`)
       -> claim a one-time coupon, if any (claims/)
       -> CheckedOut and each ReservationConfirmed (and the coupon's ClaimUsed) in one transaction
-      -> on any failure, the reservations are released (and the coupon's claim)
+      -> on any failure, the reservations are released (and the coupon's claim); a repeat answered
+         with its first send's order releases the units it reserved meanwhile
 
 A multi-use coupon simply applies. A one-time coupon is claimed first, and only
 an accepted claim lets `CheckedOut` carry the discount.
@@ -141,13 +143,14 @@ def _reserve_stock(context: Context, cart_id: str, gone: frozenset[str]) -> Rese
 def _refuse_short(cart_id: str, short: OutOfStockError, gone: frozenset[str]) -> None:
     """Why a cart's checkout found its units gone, when another checkout of the same cart took them
     (a retry sent while its first send still runs, another device's): not "out of stock" to its
-    shopper. Returns when they are really short. Read in this order: the reservation is confirmed
-    (gone) exactly when the order commits, so a cart that holds none here is checked out when read next."""
+    shopper. Returns when they are really short. Read in this order: a reservation leaves the stream
+    exactly when its order commits (confirmed) or its checkout fails (released), so if the cart holds
+    none here, the other checkout has ended, and the cart read next is checked out, or open and short."""
     if (until := _held_for(cart_id, short.sku)) is not None:
         raise errors.CheckoutInProgressError(
             f"Another checkout of this cart holds the {short.sku} it needs: it is still being placed, or it failed "
-            f"and the units go back by {until.astimezone(UTC):%H:%M:%S} UTC. Send the checkout again in a moment; "
-            "with the same Idempotency-Key it answers with the order the first one placed."
+            f"and the units go back by {until.astimezone(UTC):%H:%M:%S} UTC. Check out again in a moment to learn "
+            "whether it placed your order."
         ) from short
     decide(handler.load(cart_id), _dry_run(cart_id, gone))  # checked out since: that refusal, not this one
 
