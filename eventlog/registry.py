@@ -5,6 +5,13 @@ so in the table, and `upcast` lifts its data to the current version each time
 it is read. The stored `type` is a stable name ("ItemAdded"), never a Python
 import path, so moving code never orphans stored data. `eventlog.codec` turns
 the data into the registered class and back.
+
+Each domain describes its own types beside its event classes (`describe`, in its
+`events.py: event_types`, upcasters included), and `cartlog.bootstrap` registers them
+at start; `register` refuses a type whose older versions lack an upcaster, so that
+mistake stops the process before any event is read. An upcaster is for a new schema
+version; a field added without one is filled by the type's `backfill`, else by its
+dataclass default (`eventlog.codec.decode_stored`). A worked example: docs/extending.md.
 """
 
 import dataclasses
