@@ -61,10 +61,20 @@
     focusAfterSwap = null;
   });
 
-  // No answer at all (the network is down, the server unreachable): nothing is swapped, so say so.
+  // No answer at all (the network is down, the server unreachable): nothing is swapped, so say so,
+  // aloud and on the page, at the top of the part that was to change (replaced by its next swap).
+  const UNREACHABLE = "The shop could not be reached, so nothing changed. Check your connection and try again.";
   function unreachable(event) {
-    event.detail.target.removeAttribute("aria-busy");
-    say("The shop could not be reached, so nothing changed. Check your connection and try again.");
+    const target = event.detail.target;
+    target.removeAttribute("aria-busy");
+    let notice = target.querySelector(".request-failed");
+    if (!notice) {
+      notice = document.createElement("p");
+      notice.className = "notice notice-error request-failed";
+      target.prepend(notice);
+    }
+    notice.textContent = UNREACHABLE;
+    say(UNREACHABLE);
   }
   document.addEventListener("htmx:sendError", unreachable);
   document.addEventListener("htmx:timeout", unreachable);

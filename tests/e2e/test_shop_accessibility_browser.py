@@ -135,3 +135,18 @@ def test_without_javascript_each_new_page_starts_the_focus_at_what_happened(shop
         page.get_by_label("Name").fill("Ann Plain")
         page.get_by_role("button", name="Place order").click()
         expect(page.get_by_label("Email", exact=True)).to_be_focused()  # the first field the error names
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "nojs"])
+def test_logging_in_from_the_header_comes_back_to_the_page(shop: str, javascript: bool) -> None:
+    get_user_model().objects.create_user(username="returner", password="a-long-secret-9")
+    with shopper_page(javascript=javascript) as page:
+        add(page, shop, "COF-001", "Ethiopian Yirgacheffe Beans 250g")
+        page.goto(shop + "/cart/")
+        page.get_by_role("link", name="Log in").click()
+        page.get_by_role("link", name="Log in").click()  # again, from the log-in page itself: still the cart
+        page.get_by_label("Username").fill("returner")
+        page.get_by_label("Password").fill("a-long-secret-9")
+        page.get_by_role("button", name="Log in").click()
+        expect(page).to_have_title("Your cart · cartlog shop")  # it was the catalog
+        expect(page.get_by_label("Quantity of Ethiopian Yirgacheffe Beans 250g")).to_have_value("1")

@@ -136,3 +136,32 @@ def test_a_slow_update_shows_it_is_on_its_way_and_is_sent_once(shop: str) -> Non
         page.wait_for_timeout(500)
         assert len(held) == 1, "a second update was sent (with the version the first made stale)"
         expect(page.locator("#messages")).not_to_contain_text("changed in another tab")
+
+
+def test_a_request_that_gets_no_answer_says_so_on_the_page_and_aloud(shop: str) -> None:
+    with shopper_page() as page:
+        add(page, shop, "COF-001", BEANS)
+        page.goto(shop + "/cart/")
+        page.route("**/cart/lines/COF-001/update/", lambda route: route.abort("internetdisconnected"))
+        page.get_by_label(f"Quantity of {BEANS}").fill("3")
+        page.get_by_label(f"Quantity of {BEANS}").press("Enter")
+        said = "The shop could not be reached, so nothing changed. Check your connection and try again."
+        expect(page.locator("#cart .notice-error")).to_have_text(said)  # before, nothing happened at all
+        expect(page.locator("#live-region")).to_have_text(said)
+        expect(page.locator("#cart")).not_to_have_attribute("aria-busy", "true")
+        expect(page.locator("#line-COF-001").get_by_role("button", name="Update")).to_be_enabled()
+
+
+def test_stepping_through_the_history_with_the_keyboard_keeps_the_focus_on_the_step(shop: str) -> None:
+    with shopper_page() as page:
+        add(page, shop, "COF-001", BEANS)
+        add(page, shop, "KIT-001", "Pour-Over Dripper")
+        page.goto(shop + "/cart/history/")
+        expect(page.locator("#state-version")).to_have_text("3")
+        page.get_by_role("button", name="← Previous").focus()
+        page.keyboard.press("Enter")
+        expect(page.locator("#state-version")).to_have_text("2")
+        expect(page.locator("#live-region")).to_have_text("State at version 2 of 3")
+        expect(page.get_by_role("button", name="← Previous")).to_be_focused()  # it fell to <body>
+        page.keyboard.press("Enter")
+        expect(page.locator("#state-version")).to_have_text("1")
