@@ -25,11 +25,6 @@ class Writer:
     def submit(self, write: Callable[[], None]) -> None:
         """Run `write` in the writer's thread once the write before has committed (its error is raised here)."""
         self.wait()
-        import os
-
-        if os.environ.get("RB_INLINE"):
-            write()
-            return
         self.pending = self.pool.submit(write)
 
     def wait(self) -> None:
