@@ -8,7 +8,8 @@ from django.db import models
 
 
 class RunStatus(models.TextChoices):
-    """Where a rebuild run is; a run's outcome adds STOPPED (killed, resumable)."""
+    """Where a rebuild run is. STOPPED: interrupted (Ctrl-C, a stop), resumable; a run killed
+    outright (SIGKILL) cannot say so and stays BUILDING, resumable all the same."""
 
     BUILDING = "building"
     VERIFIED = "verified"  # --verify: the shadow equals the live view

@@ -6,6 +6,7 @@ and abandons it otherwise. One process at a time works on a projection's
 rebuild: the `rebuild:<name>` lease (consumers.lease) sees to it.
 """
 
+import logging
 import os
 import socket
 from typing import Any
@@ -20,6 +21,8 @@ from projections.registry import Projection
 
 from . import shadow
 from .models import FINISHED, RebuildRun, RunStatus
+
+log = logging.getLogger(__name__)
 
 
 class RebuildBusyError(Exception):
@@ -106,6 +109,17 @@ def set_status(run: RebuildRun, status: str, **fields: Any) -> None:
     RebuildRun.objects.filter(id=run.id).update(
         status=status, finished_at=run.finished_at, updated_at=timezone.now(), **fields
     )
+
+
+def stopped(run: RebuildRun) -> None:
+    """Record that a run was interrupted (Ctrl-C) mid-way; it stays resumable from its checkpoint.
+
+    Best effort: the interrupt may have cut a query short, and the status is only what operators see."""
+    try:
+        with transaction.atomic():  # a fresh transaction, whatever the interrupted one left
+            set_status(run, RunStatus.STOPPED)
+    except Exception:
+        log.warning("rebuild run %s: could not record that it stopped", run.id, exc_info=True)
 
 
 def fail(run: RebuildRun, error: BaseException) -> None:

@@ -46,6 +46,7 @@ def rebuild(
         run = runs.resume_or_start(projection)
         size = batch_size or settings.REBUILD_BATCH_SIZE
         if not build.catch_up(run, projection, size, progress, stop, pause):
+            runs.set_status(run, RunStatus.STOPPED)
             return RebuildOutcome(
                 run_id=run.id, status=RunStatus.STOPPED, position=run.position, events_done=run.events_done
             )
@@ -62,6 +63,10 @@ def rebuild(
     except Exception as error:
         if run is not None:
             runs.fail(run, error)
+        raise
+    except KeyboardInterrupt:  # Ctrl-C: no longer "building" (with an ETA) on the status page
+        if run is not None:
+            runs.stopped(run)
         raise
     finally:
         progress.close()

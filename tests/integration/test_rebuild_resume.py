@@ -1,4 +1,4 @@
-"""A rebuild killed with SIGKILL mid-way resumes from its own checkpoint and ends identical.
+"""A rebuild killed with SIGKILL, or stopped with Ctrl-C, mid-way resumes from its own checkpoint and ends identical.
 
 The rebuild runs as a real `manage.py rebuild_projection` process on this
 test's database; it is killed once its checkpoint has moved, and the next
@@ -28,10 +28,15 @@ from .rebuild_support import rows, shop
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def start_rebuild(name: str) -> subprocess.Popen[bytes]:
+def start_rebuild(name: str, **options: object) -> subprocess.Popen[bytes]:
     command = [sys.executable, "manage.py", "rebuild_projection", name, "--batch-size", "10", "--pause", "0.05"]
     env = {**os.environ, "DATABASE_URL": database_url()}
-    return subprocess.Popen([*command, "--no-progress"], cwd=Path(settings.BASE_DIR), env=env)
+    return subprocess.Popen([*command, "--no-progress"], cwd=Path(settings.BASE_DIR), env=env, **options)  # type: ignore[call-overload]
+
+
+def interruptible() -> None:
+    """In the child: Ctrl-C's default, even when this test runs in a background job (where SIGINT is ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def wait_until_moved(process: subprocess.Popen[bytes]) -> RebuildRun:
@@ -77,3 +82,24 @@ def test_a_sigkilled_rebuild_resumes_from_its_checkpoint_and_ends_identical(seed
     assert outcome.events_done == cart_events()  # every event folded exactly once across both processes
     assert rows(cart_view.TABLE, cart_view.KEY) == live
     assert not shadow.exists(killed.shadow_table)
+
+
+def test_ctrl_c_leaves_a_stopped_run_that_the_same_command_resumes(seeded_catalog: None) -> None:
+    shop(50, seed=12)
+    live = rows(cart_view.TABLE, cart_view.KEY)
+    process = start_rebuild("cart_view", stderr=subprocess.PIPE, preexec_fn=interruptible)
+    wait_until_moved(process)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+
+    assert process.returncode == 130
+    assert "stopped; run the same command again to resume cart_view" in stderr.decode()
+    stopped = RebuildRun.objects.get(projection="cart_view")
+    # It said "building" (with a rate and a time left on /staff/rebuilds/) though nothing ran any more.
+    assert stopped.status == "stopped" and 0 < stopped.position < stopped.head
+
+    outcome = resume("cart_view")
+
+    assert outcome.run_id == stopped.id and outcome.status == "swapped"
+    assert outcome.events_done == cart_events()
+    assert rows(cart_view.TABLE, cart_view.KEY) == live
