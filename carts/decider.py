@@ -79,6 +79,12 @@ def initial_state(cart_id: str) -> CartState:
 
 
 def decide(state: CartState, command: c.CartCommand) -> list[e.CartEvent]:
+    """The events `command` leads to on `state`, or a CartError saying why none.
+
+    Only StartCart may act on a cart that does not exist yet; every other command is refused
+    here, before its own rule runs, on a cart that does not exist or is checked out. Each of
+    those commands has its rule in `_DECISIONS` (a new command without one is a test failure:
+    tests/unit/test_decider.py)."""
     if isinstance(command, c.StartCart):
         if state.status is not CartStatus.NEW:
             raise errors.CartAlreadyExistsError(f"Cart {state.cart_id} already exists.")

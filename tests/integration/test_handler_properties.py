@@ -44,8 +44,10 @@ def send(op: Op, cart_id: str) -> None:
         services.update_quantity(OWNER, cart_id, op.sku, quantity)
     elif op.kind == "remove":
         services.remove_from_cart(OWNER, cart_id, op.sku)
-    else:
+    elif op.kind == "checkout":
         services.checkout(OWNER, cart_id)
+    else:  # an op added to `ops` without a call here must fail loudly, not become a checkout
+        raise AssertionError(f"no call for op {op.kind!r}")
 
 
 def view_state(cart_id: str) -> CartState:

@@ -152,3 +152,16 @@ def test_the_deciders_copy_is_dataclasses_replace() -> None:
     assert state.version == 3 and line.quantity == 2  # the originals are untouched
     with pytest.raises(AttributeError):
         _replace(state, owner="x").owner = "y"  # type: ignore[misc]  # still frozen
+
+
+def test_every_command_but_start_cart_has_a_rule() -> None:
+    """A command added to carts/commands.py without its rule in `_DECISIONS` would reach `decide` and
+    fail there with a KeyError (a 500), not a refusal. The list is written out: a new command must be
+    added here on purpose."""
+    from carts.decider import _DECISIONS
+
+    commands = {cls for cls in vars(c).values() if isinstance(cls, type) and issubclass(cls, c.CartCommand)}
+    assert commands == {
+        c.CartCommand, c.StartCart, c.AddToCart, c.UpdateCartQuantity, c.RemoveFromCart, c.ChangeCartOwner, c.Checkout
+    }  # fmt: skip
+    assert set(_DECISIONS) == commands - {c.CartCommand, c.StartCart}

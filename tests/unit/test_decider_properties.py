@@ -61,7 +61,10 @@ def to_command(op: Op, cart_id: str = "c1") -> c.CartCommand:
         return c.UpdateCartQuantity(cart_id=cart_id, at=NOW, sku=op.sku, quantity=quantity)
     if op.kind == "remove":
         return c.RemoveFromCart(cart_id=cart_id, at=NOW, sku=op.sku)
-    return c.Checkout(cart_id=cart_id, at=NOW, order_id="o1")
+    if op.kind == "checkout":
+        return c.Checkout(cart_id=cart_id, at=NOW, order_id="o1")
+    # An op added to `ops` without a command here must fail loudly, not become a checkout.
+    raise AssertionError(f"no command for op {op.kind!r}")
 
 
 def assert_lines_within_bounds(state: CartState) -> None:
