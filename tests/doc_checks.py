@@ -54,11 +54,12 @@ class Snippet:
 
 
 def documents() -> dict[str, str]:
-    """README.md's tour section and every docs/*.md, by path relative to the repository."""
+    """README.md's tour section, every docs/*.md and every decision record (docs/adr/*.md), by path
+    relative to the repository."""
     readme = (ROOT / "README.md").read_text()
     tour = TOUR.search(readme)
     found = {"README.md (tour)": tour.group(1) if tour else ""}
-    for doc in sorted((ROOT / "docs").glob("*.md")):
+    for doc in sorted([*(ROOT / "docs").glob("*.md"), *(ROOT / "docs" / "adr").glob("*.md")]):
         found[doc.relative_to(ROOT).as_posix()] = doc.read_text()
     return found
 
