@@ -106,7 +106,11 @@ class CommandHandler:
         if replayed := self.replay(command, context):
             return replayed
         if failure is None:
-            return outcome
+            # It changed nothing, and no append carried its key: recorded now, a retry sent after
+            # another write (a second device set the quantity) answers with this outcome instead of
+            # being decided again and undoing that write.
+            recorded = self.processed.record(command_id, command, outcome.state.version)
+            return outcome if recorded else self.replay(command, context) or outcome
         if isinstance(failure, RowConflictError):
             raise errors.ConcurrencyConflictError("The same request is being sent at once; try again.") from failure
         raise failure

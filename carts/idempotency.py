@@ -7,8 +7,11 @@ noticed when it does not go through: its write finds the key taken
 checkout sent twice finds the cart checked out). Only then does the handler look
 the record up (`lookup`) and return the first outcome, or refuse a different
 request sent with the same key. A command with a fresh key, the usual case, costs
-no extra statement. Records live in the database (this module) or in the memory
-store (`MemoryProcessedCommands`), for unit tests of the handler's rules.
+no extra statement. A keyed command that changed nothing (a quantity set to what it
+is) has no append to carry its record: it is written on its own (`record`), so that
+a retry answers with that outcome even after another write changed the cart.
+Records live in the database (this module) or in the memory store
+(`MemoryProcessedCommands`), for unit tests of the handler's rules.
 """
 
 import hashlib
@@ -16,7 +19,7 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Protocol
 
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from eventlog.alongside import LAST_VERSION, Row
@@ -45,6 +48,11 @@ class ProcessedCommands(Protocol):
     def row(self, command_id: str, command: c.CartCommand) -> Row:
         """The record, a row for the command's append to write (eventlog.alongside): its version
         is the append's last. Its key must be new: taken, the append fails (RowConflictError)."""
+        ...
+
+    def record(self, command_id: str, command: c.CartCommand, version: int) -> bool:
+        """The record of a command that changed nothing, written on its own: its outcome is the cart
+        at `version`, the one it was decided against. False if the key was taken."""
         ...
 
 
@@ -80,6 +88,17 @@ def row(command_id: str, command: c.CartCommand) -> Row:
     return Row(table=ProcessedCommand._meta.db_table, key="command_id", values=values)
 
 
+def record(command_id: str, command: c.CartCommand, version: int) -> bool:
+    try:
+        with transaction.atomic():  # a savepoint in a caller's transaction: a taken key leaves it usable
+            ProcessedCommand.objects.create(
+                command_id=command_id, fingerprint=fingerprint(command), cart_id=command.cart_id, version=version
+            )
+    except IntegrityError:
+        return False
+    return True
+
+
 class MemoryProcessedCommands:
     """The records the memory store wrote (its `tables`), for unit tests of the handler."""
 
@@ -92,3 +111,10 @@ class MemoryProcessedCommands:
 
     def row(self, command_id: str, command: c.CartCommand) -> Row:
         return row(command_id, command)
+
+    def record(self, command_id: str, command: c.CartCommand, version: int) -> bool:
+        records = self.store.tables.setdefault(ProcessedCommand._meta.db_table, {})
+        if command_id in records:
+            return False
+        records[command_id] = {**row(command_id, command).values, "version": version}
+        return True

@@ -187,3 +187,22 @@ def test_a_checkout_retried_while_its_first_send_runs_keeps_no_units_back(server
         assert [status for status, _, _ in answers] == [200] * 3, answers
         assert len({body["order_id"] for _, _, body in answers}) == 1 and orders_of(cart_id) == 1
     assert stock("COF-002") == (on_hand - 2 * rounds, 0)
+
+
+def test_a_retry_of_a_change_that_changed_nothing_does_not_undo_the_other_devices_change(
+    server: str, token: str
+) -> None:
+    """Device A sets the quantity the line has (nothing changes) and its answer is lost; device B
+    sets 5; A sends again with its key. The retry was decided again and set 3 over B's 5."""
+    cart_id = new_cart(server, token, ("COF-001", 3))
+    line = f"/api/carts/{cart_id}/items/COF-001"
+    first = send(server, token, "PUT", line, {"quantity": 3}, Idempotency_Key="a-sets-3")
+    other = send(server, token, "PUT", line, {"quantity": 5})
+
+    retries = at_once([partial(send, server, token, "PUT", line, {"quantity": 3}, Idempotency_Key="a-sets-3")] * 2)
+
+    assert (first[0], first[1]["ETag"], other[0], other[1]["ETag"]) == (200, '"2"', 200, '"3"')
+    for status, headers, body in retries:  # the first outcome: the cart as A's first send found it
+        assert (status, headers["ETag"], body["items"][0]["quantity"]) == (200, '"2"', 3), body
+    status, headers, cart = send(server, token, "GET", f"/api/carts/{cart_id}")
+    assert (headers["ETag"], cart["items"][0]["quantity"]) == ('"3"', 5)  # B's change stands

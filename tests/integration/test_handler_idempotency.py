@@ -6,7 +6,7 @@ import threading
 import pytest
 from django.db import connection, connections
 
-from carts import errors, services
+from carts import errors, handler, services
 from carts.handler import Context, Outcome
 from eventlog import store
 from kernel.principal import Principal
@@ -61,6 +61,25 @@ def test_a_different_command_with_the_same_key_is_refused_and_appends_nothing(ca
         with pytest.raises(errors.IdempotencyKeyReusedError):
             different()
     assert event_count() == count
+
+
+@pytest.mark.django_db
+def test_a_retry_of_a_command_that_changed_nothing_does_not_undo_a_later_change(cart: str) -> None:
+    # Device A sets the quantity it already has (nothing changes), device B sets 5, A's retry comes:
+    # it was decided again and set 3 over B's 5.
+    services.add_to_cart(Context(actor=ALICE), cart, "COF-001", 3)
+    first = services.update_quantity(keyed("set-3"), cart, "COF-001", 3)
+    services.update_quantity(Context(actor=ALICE), cart, "COF-001", 5)
+    count = event_count()
+
+    again = services.update_quantity(keyed("set-3"), cart, "COF-001", 3)
+
+    assert (first.events, first.state.version) == ([], 2)
+    assert again.replayed and again.state == first.state  # the cart as the first send found it
+    assert event_count() == count
+    assert handler.load(cart).line("COF-001").quantity == 5  # type: ignore[union-attr]
+    with pytest.raises(errors.IdempotencyKeyReusedError):
+        services.update_quantity(keyed("set-3"), cart, "COF-001", 4)
 
 
 @pytest.mark.django_db
