@@ -5,6 +5,7 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.core.cache import cache
 from django.test import Client
 from knox.models import AuthToken
@@ -164,3 +165,32 @@ def test_the_admin_login_spends_the_same_budget_as_the_api_and_the_shop(low_rate
     assert "_auth_user_id" not in refused.wsgi_request.session  # even the right password waited
     assert Client().get("/admin/login/").status_code == 200  # only attempts count
     assert_problem(APIClient().post("/api/auth/token", {"username": "boss", "password": PASSWORD}, format="json"), 429)
+
+
+def test_a_new_password_revokes_every_token_of_the_account_but_a_rehash_does_not(catalog: None) -> None:
+    """Django ends an account's sessions when its password changes; its API tokens went on working
+    until they expired (24 hours), for whoever had taken one with the old password."""
+    user = get_user_model().objects.create_user(username="ada", password=PASSWORD)
+    client = APIClient()
+    first = client.post("/api/auth/token", {"username": "ada", "password": PASSWORD}, format="json").json()["token"]
+    client.credentials(HTTP_AUTHORIZATION=f"Token {first}")
+    assert client.get("/api/orders").status_code == 200
+
+    # Django re-hashes the same password at a log-in when its hasher's work factor rose: not a change.
+    user.refresh_from_db()
+    current = PBKDF2PasswordHasher.iterations
+    user.password = PBKDF2PasswordHasher().encode(PASSWORD, "oldsalt1234", iterations=1000)  # as stored years ago
+    user.save(update_fields=["password"])
+    assert client.get("/api/orders").status_code == 200
+    assert (
+        APIClient().post("/api/auth/token", {"username": "ada", "password": PASSWORD}, format="json").status_code == 200
+    )
+    user.refresh_from_db()
+    assert user.password.startswith(f"pbkdf2_sha256${current}$")  # re-hashed at that log-in
+    assert client.get("/api/orders").status_code == 200
+    assert AuthToken.objects.filter(user=user).count() == 2
+
+    user.set_password("another-long-passphrase")  # what the admin's password form does
+    user.save()
+    assert_problem(client.get("/api/orders"), 401)
+    assert not AuthToken.objects.filter(user=user).exists()
