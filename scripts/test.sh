@@ -11,6 +11,9 @@ echo "== ruff"; ruff check .
 ruff format --check .
 echo "== mypy"; mypy .
 echo "== import contracts (the layers of docs/architecture.md)"; lint-imports --no-cache
+# A model changed without its migration would pass every test (they migrate what exists) and fail a deploy.
+echo "== migrations match the models"
+DJANGO_SETTINGS_MODULE=tests.settings DATABASE_URL="sqlite:///:memory:" python manage.py makemigrations --check --dry-run
 
 # Two roles, as in production (docs/reliability.md): the owner creates and migrates the test
 # database; the tests connect as the runtime role, which may only read and append the log.
