@@ -150,3 +150,23 @@ def test_logging_in_from_the_header_comes_back_to_the_page(shop: str, javascript
         page.get_by_role("button", name="Log in").click()
         expect(page).to_have_title("Your cart · cartlog shop")  # it was the catalog
         expect(page.get_by_label("Quantity of Ethiopian Yirgacheffe Beans 250g")).to_have_value("1")
+
+
+def test_without_javascript_a_what_if_result_and_a_wrong_confirmation_take_the_focus(shop: str) -> None:
+    get_user_model().objects.create_user(username="careful", password="a-long-secret-9")
+    with shopper_page(javascript=False) as page:
+        page.goto(shop + "/login/")
+        page.get_by_label("Username").fill("careful")
+        page.get_by_label("Password").fill("a-long-secret-9")
+        page.get_by_role("button", name="Log in").click()
+        add(page, shop, "COF-001", "Ethiopian Yirgacheffe Beans 250g")
+        page.goto(shop + "/cart/history/")
+        page.get_by_label("Command", exact=True).select_option(label="Remove")
+        page.locator("#try-sku").fill("COF-001")
+        page.get_by_role("button", name="Try it (appends nothing)").click()
+        expect(page.locator("#what-if-result")).to_be_focused()  # read first, not the page from its top
+        page.goto(shop + "/account/forget/")
+        page.get_by_label("Username").fill("someone-else")
+        page.get_by_role("button", name="Erase my personal data and close my account").click()
+        expect(page).to_have_title("Error: Forget me · cartlog shop")
+        expect(page.get_by_label("Username")).to_be_focused()
