@@ -122,3 +122,28 @@ def test_a_new_event_carries_the_encoding_and_the_envelope() -> None:
 def test_registering_a_new_version_without_its_upcaster_is_refused() -> None:
     with pytest.raises(ValueError, match="no upcaster"):
         registry.register(registry.EventType(name="ContractBroken", schema_version=3, upcasters={1: dict}))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Shipped:
+    """A test-only event at schema version 1 whose `parcels` field was added without a new version."""
+
+    TYPE: ClassVar[str] = "CodecShipped"
+    SCHEMA_VERSION: ClassVar[int] = 1
+    items: list[str]
+    parcels: int
+
+
+def test_a_field_added_without_a_new_version_is_filled_by_the_backfill_from_the_stored_data(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A backfill works out what older writers of the same version left out from what they did
+    write (here one parcel per item); data that has the field keeps it."""
+    monkeypatch.setattr(registry, "_types", dict(registry._types))
+    backfills: dict[type, registry.Upcaster] = {Shipped: lambda d: {"parcels": len(d["items"]), **d}}
+    [event_type] = registry.describe([Shipped], category="test", backfills=backfills)
+    registry.register(event_type)
+    older = codec.decode(recorded("CodecShipped", {"items": ["a", "b", "c"]}))
+    newer = codec.decode(recorded("CodecShipped", {"items": ["a", "b", "c"], "parcels": 1}))
+    assert older == Shipped(items=["a", "b", "c"], parcels=3)
+    assert newer == Shipped(items=["a", "b", "c"], parcels=1)
