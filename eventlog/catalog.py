@@ -17,6 +17,7 @@ Every event carries the same envelope: `event_id` (UUID), `stream_id`,
 `schema_version`, `data`, `metadata` (`command_id`, `correlation_id`,
 `causation_id`, `actor`), `occurred_at` (event time) and `recorded_at` (when
 the log stored it). Older schema versions are upcast when read, never rewritten.
+How to add an event, or a new schema version of one: [extending.md](extending.md).
 """
 
 
