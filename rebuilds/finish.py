@@ -53,8 +53,9 @@ def swap(run: RebuildRun, projection: Projection) -> int:
     return position
 
 
-def compare(run: RebuildRun, projection: Projection) -> list[verify.RowDifference]:
-    """Bring the shadow and the live view to the same position, then compare them row by row."""
+def compare(run: RebuildRun, projection: Projection) -> tuple[list[verify.RowDifference], int]:
+    """Bring the shadow and the live view to the same position, then compare them row by row;
+    return the differences (no events yet: `verify.explain`) and that position."""
     with transaction.atomic(), _holding_writers(projection, mode="SHARE ROW EXCLUSIVE") as log:
         live_at = None if is_inline(projection) else _checkpoint(projection.NAME)
         events = _read_rest(log, min(run.position, live_at if live_at is not None else run.position), projection)
@@ -67,7 +68,7 @@ def compare(run: RebuildRun, projection: Projection) -> list[verify.RowDifferenc
         differences = verify.compare(projection, run.shadow_table)
         status = RunStatus.DIFFERS if differences else RunStatus.VERIFIED
         runs.set_status(run, status, position=position, events_done=done, differences=len(differences))
-    return differences
+    return differences, position
 
 
 @contextmanager

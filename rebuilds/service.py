@@ -17,7 +17,7 @@ from projections import registry
 from . import build, finish, runs
 from .models import RunStatus
 from .progress import Progress, Silent
-from .verify import RowDifference
+from .verify import RowDifference, explain
 
 
 @dataclass(frozen=True)
@@ -50,8 +50,12 @@ def rebuild(
             return RebuildOutcome(
                 run_id=run.id, status=RunStatus.STOPPED, position=run.position, events_done=run.events_done
             )
-        differences = finish.compare(run, projection) if verify else []
-        if not verify:
+        differences: list[RowDifference] = []
+        if verify:
+            differences, position = finish.compare(run, projection)
+            # The events behind each row are read after the compare's transaction: appends wait for that only.
+            differences = explain(projection, differences, position)
+        else:
             finish.swap(run, projection)
         return RebuildOutcome(
             run_id=run.id,
