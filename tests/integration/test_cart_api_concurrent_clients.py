@@ -15,12 +15,12 @@ on PostgreSQL: what each device is told, and what the log and the stock hold aft
 import json
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from threading import Barrier
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -34,6 +34,7 @@ from tests.processes import gunicorn_env
 pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 Answer = tuple[int, dict[str, str], Any]
+T = TypeVar("T")
 
 
 @pytest.fixture
@@ -62,11 +63,11 @@ def send(url: str, token: str, method: str, path: str, body: Any = None, **heade
         return refused.code, dict(refused.headers), json.loads(refused.read())
 
 
-def at_once(requests: list[Callable[[], Answer]]) -> list[Answer]:
+def at_once(requests: Sequence[Callable[[], T]]) -> list[T]:
     """Each request from a thread of its own, released together, as devices that tap at the same moment."""
     start = Barrier(len(requests))
 
-    def one(request: Callable[[], Answer]) -> Answer:
+    def one(request: Callable[[], T]) -> T:
         start.wait()
         return request()
 
@@ -206,3 +207,37 @@ def test_a_retry_of_a_change_that_changed_nothing_does_not_undo_the_other_device
         assert (status, headers["ETag"], body["items"][0]["quantity"]) == (200, '"2"', 3), body
     status, headers, cart = send(server, token, "GET", f"/api/carts/{cart_id}")
     assert (headers["ETag"], cart["items"][0]["quantity"]) == ('"3"', 5)  # B's change stands
+
+
+def follow(url: str, token: str, cart_id: str) -> list[int]:
+    """Every version of the cart's stream, page by page (7 a page), following each `Link`."""
+    path, versions = f"/api/carts/{cart_id}/events?limit=7", []
+    while path:
+        status, headers, page = send(url, token, "GET", path)
+        assert status == 200, page
+        versions += [event["version"] for event in page]
+        path = headers.get("Link", "").removeprefix("<").partition(">")[0]
+    return versions
+
+
+def test_paging_the_events_while_two_devices_change_the_cart_lists_every_version_once(server: str, token: str) -> None:
+    cart_id = new_cart(server, token, ("COF-001", 1), ("TEA-001", 2))  # versions 1-3
+
+    def device(sku: str) -> list[int]:
+        """Sets its line to 1, 2, ... 15; the versions its changes made."""
+        made = []
+        for quantity in range(1, 16):
+            status, headers, _ = send(server, token, "PUT", f"/api/carts/{cart_id}/items/{sku}", {"quantity": quantity})
+            assert status == 200
+            made.append(int(headers["ETag"].strip('"')))
+        return made
+
+    readers = [partial(follow, server, token, cart_id)] * 2
+    coffee, tea, *read = at_once([partial(device, "COF-001"), partial(device, "TEA-001"), *readers])
+
+    for versions in read:  # paged while the devices wrote
+        assert versions == list(range(1, len(versions) + 1)), versions
+    # COF-001 set to 1 changed nothing (its answer is version 3 or later, made by the other device); the rest did.
+    changes = sorted(set(coffee[1:]) | set(tea))
+    assert changes == list(range(4, 4 + 14 + 15))
+    assert follow(server, token, cart_id) == list(range(1, 4 + 14 + 15))
