@@ -117,6 +117,7 @@ def test_a_slow_update_shows_it_is_on_its_way_and_is_sent_once(shop: str) -> Non
         update = page.locator("#line-COF-001").get_by_role("button", name="Update")
         indicator = page.locator("#line-COF-001 .busy-indicator").first
         expect(indicator).to_be_hidden()
+        heading_at = page.locator("#cart-title").bounding_box()
         quantity.fill("3")
         update.click()
 
@@ -124,6 +125,8 @@ def test_a_slow_update_shows_it_is_on_its_way_and_is_sent_once(shop: str) -> Non
         expect(indicator).to_have_text("Updating…")
         expect(page.locator("#cart")).to_have_attribute("aria-busy", "true")
         expect(update).to_be_disabled()
+        # Nothing moves while it waits (Pico draws a spinner before an aria-busy element, a line above the heading).
+        assert page.locator("#cart-title").bounding_box() == heading_at
         quantity.press("Enter")  # impatient: a second submit while the first is on its way
         page.wait_for_timeout(300)
         assert len(held) == 1
