@@ -2,14 +2,17 @@
 
 The pipeline task has soft and hard time limits (ANALYTICS_SOFT_TIME_LIMIT,
 ANALYTICS_HARD_TIME_LIMIT) and runs under the pipeline lock (analytics/run_lock.py):
-a second run while one is in progress is skipped, and its result says so.
+a second run while one is in progress is skipped, and so is a run that waited in the
+queue while another ran (its message's `queued_at`, cartlog/celery.py); its result and
+one WARNING line say so.
 """
 
 import logging
 from dataclasses import asdict, is_dataclass
+from datetime import UTC, datetime
 from typing import Any
 
-from celery import shared_task
+from celery import Task, shared_task
 from django.conf import settings
 
 from .archive import archive
@@ -18,17 +21,29 @@ from .run_lock import PipelineBusyError, exclusive_run
 log = logging.getLogger(__name__)
 
 
-@shared_task(soft_time_limit=settings.ANALYTICS_SOFT_TIME_LIMIT, time_limit=settings.ANALYTICS_HARD_TIME_LIMIT)
-def run_analytics() -> dict[str, Any]:
+@shared_task(
+    bind=True, soft_time_limit=settings.ANALYTICS_SOFT_TIME_LIMIT, time_limit=settings.ANALYTICS_HARD_TIME_LIMIT
+)
+def run_analytics(self: Task) -> dict[str, Any]:
     """Archive + Spark jobs + load (`analytics.pipeline.run_all`); beat runs it on a schedule."""
     from .pipeline import run_all  # pyspark and pyarrow only in the process that runs it
 
+    queued_at = queued_time(getattr(self.request, QUEUED_AT, None))
+    asked = {"queued_at": queued_at.isoformat()} if queued_at else {}
     try:
-        with exclusive_run():
-            return summary(run_all())
+        with exclusive_run(queued_at):
+            return {**summary(run_all()), **asked}
     except PipelineBusyError as busy:
         log.warning("run_analytics skipped: %s", busy)
-        return {"skipped": str(busy)}
+        return {"skipped": str(busy), **asked}
+
+
+QUEUED_AT = "queued_at"  # the message header with the time it was sent (cartlog/celery.py stamps it)
+
+
+def queued_time(header: object) -> datetime | None:
+    """The header's epoch seconds as a time; None for a message without it (one sent before it existed)."""
+    return datetime.fromtimestamp(header, UTC) if isinstance(header, int | float) else None
 
 
 @shared_task

@@ -5,12 +5,19 @@ default); with it set, workers and beat on that broker run them. Beat runs the
 analytics pipeline every `ANALYTICS_INTERVAL_SECONDS`, the coupon-hold sweep
 every `COUPON_HOLD_SWEEP_SECONDS` and the stock-reservation sweep every
 `STOCK_RESERVATION_SWEEP_SECONDS`.
+
+An analytics run is never queued behind another: its message expires when the next is
+due (a worker busy or away drops it, Celery logs "Discarding revoked task"), and beat
+stamps it with the time it was sent, so that a run that waited while another ran is
+skipped (analytics/run_lock.py); the lock keeps two from running at once.
 """
 
 import os
+import time
 from typing import Any
 
 from celery import Celery
+from celery.signals import before_task_publish
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cartlog.settings")
 
@@ -28,9 +35,8 @@ def schedule_analytics(sender: Celery, **kwargs: Any) -> None:
     # Settings are read here, once Celery configures itself, not while this module is imported.
     from django.conf import settings
 
-    sender.add_periodic_task(
-        float(settings.ANALYTICS_INTERVAL_SECONDS), sender.signature(ANALYTICS_TASK), name="analytics pipeline"
-    )
+    interval = float(settings.ANALYTICS_INTERVAL_SECONDS)
+    sender.add_periodic_task(interval, sender.signature(ANALYTICS_TASK), name="analytics pipeline", expires=interval)
     sender.add_periodic_task(
         float(settings.COUPON_HOLD_SWEEP_SECONDS), sender.signature(COUPON_HOLDS_TASK), name="coupon holds"
     )
@@ -39,3 +45,12 @@ def schedule_analytics(sender: Celery, **kwargs: Any) -> None:
         sender.signature(STOCK_RESERVATIONS_TASK),
         name="stock reservations",
     )
+
+
+@before_task_publish.connect
+def stamp_queued_at(sender: str | None = None, headers: dict[str, Any] | None = None, **kwargs: Any) -> None:
+    """An analytics run's message says when it was sent (in the sender's process: beat, or a caller)."""
+    if sender == ANALYTICS_TASK and headers is not None:
+        from analytics.tasks import QUEUED_AT
+
+        headers.setdefault(QUEUED_AT, time.time())

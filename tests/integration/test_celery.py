@@ -66,6 +66,8 @@ def test_beat_runs_the_analytics_pipeline_at_the_configured_interval() -> None:
     entry = celery_app.conf.beat_schedule["analytics pipeline"]
     assert entry["task"] == run_analytics.name == "analytics.tasks.run_analytics"
     assert entry["schedule"] == django_settings.ANALYTICS_INTERVAL_SECONDS
+    # A run still queued when the next is due is dropped (test_analytics_schedule.py shows it on a worker).
+    assert entry["options"]["expires"] == django_settings.ANALYTICS_INTERVAL_SECONDS
 
 
 @pytest.mark.postgres
@@ -86,24 +88,27 @@ def test_a_worker_on_redis_archives_the_database_it_is_pointed_at(catalog: None,
     assert archived_event_ids(tmp_path / "archive") == logged_event_ids()
 
 
-def start_worker(queue: str, *, archive: Path, var: Path, broker: str = REDIS, **env: str) -> subprocess.Popen[str]:
-    """A worker (one task at a time) on `queue` of `broker`, its stdout and stderr (a JVM's too) in one pipe;
-    `env` added to its environment."""
+def start_worker(
+    queue: str, *, archive: Path, var: Path, broker: str = REDIS, log: Path | None = None, **env: str
+) -> subprocess.Popen[str]:
+    """A worker (one task at a time) on `queue` of `broker`, its stdout and stderr (a JVM's too) in one pipe,
+    or in the file `log`; `env` added to its environment."""
     command = [sys.executable, "-m", "celery", "-A", "cartlog", "worker", "--pool=solo", "-Q", queue,
                "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel=INFO"]  # fmt: skip
-    environment = celery_env(archive=archive, var=var, broker=broker, **env)
-    return subprocess.Popen(
-        command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
+    return start(command, celery_env(archive=archive, var=var, broker=broker, **env), log)
 
 
-def start_beat(schedule: Path, *, archive: Path, var: Path, broker: str = REDIS, **env: str) -> subprocess.Popen[str]:
-    """Celery beat on `broker` (its default queue), its schedule file at `schedule`; `env` added."""
+def start_beat(
+    schedule: Path, *, archive: Path, var: Path, broker: str = REDIS, log: Path | None = None, **env: str
+) -> subprocess.Popen[str]:
+    """Celery beat on `broker` (its default queue), its schedule file at `schedule`, its output in `log`."""
     command = [sys.executable, "-m", "celery", "-A", "cartlog", "beat", "--loglevel=INFO", "--schedule", str(schedule)]
-    environment = celery_env(archive=archive, var=var, broker=broker, **env)
-    return subprocess.Popen(
-        command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
+    return start(command, celery_env(archive=archive, var=var, broker=broker, **env), log)
+
+
+def start(command: list[str], env: dict[str, str], log: Path | None) -> subprocess.Popen[str]:
+    out = subprocess.PIPE if log is None else log.open("w")  # the process writes it until it ends
+    return subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, text=True)
 
 
 ROOT = Path(__file__).resolve().parents[2]
