@@ -198,9 +198,14 @@ def _upsert(connection: Any, table: str, rows: list[list[Any]], chunk: int = 500
 # JSON parameter: psycopg rewrites a query's placeholders on the client, and a VALUES list
 # with thousands of them cost more than the insert itself (docs/benchmarks.md, rebuild).
 BULK_ROWS = 50
-_BULK_SELECT = (
-    "r->>0, r->>1, r->>2, (r->>3)::jsonb, (r->>4)::integer, (r->>5)::numeric, (r->>6)::numeric,"
-    " (r->>7)::numeric, r->>8, r->>9, (r->>10)::integer, (r->>11)::bigint, (r->>12)::timestamptz"
+# The bulk upsert's rows arrive as JSON arrays in COLUMNS' order; the columns that are not text are cast.
+# Built from COLUMNS, so a new column cannot be read from another's place.
+_NOT_TEXT = {
+    "lines": "jsonb", "item_count": "integer", "subtotal": "numeric", "discount": "numeric", "total": "numeric",
+    "version": "integer", "last_position": "bigint", "updated_at": "timestamptz",
+}  # fmt: skip
+_BULK_SELECT = ", ".join(
+    f"(r->>{n})::{_NOT_TEXT[column]}" if column in _NOT_TEXT else f"r->>{n}" for n, column in enumerate(COLUMNS)
 )
 
 
