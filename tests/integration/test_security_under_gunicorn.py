@@ -4,6 +4,7 @@ HSTS and Secure cookies once HTTPS is on behind a proxy, and that a read asking 
 past the log's head cannot hold a server thread for MIN_POSITION_WAIT_SECONDS."""
 
 import http.client
+import json
 import time
 import urllib.error
 import urllib.request
@@ -39,9 +40,9 @@ HTTPS = {
 
 
 @contextmanager
-def gunicorn(tmp_path: Path, **extra: str) -> Iterator[str]:
-    env = gunicorn_env(tmp_path / "metrics", LOG_LEVEL="WARNING", **extra)
-    with serving(env, stdout=tmp_path / "gunicorn.log") as url:
+def gunicorn(tmp_path: Path, *args: str, **extra: str) -> Iterator[str]:
+    env = gunicorn_env(tmp_path / "metrics", **{"LOG_LEVEL": "WARNING", **extra})
+    with serving(env, *args, stdout=tmp_path / "gunicorn.log") as url:
         yield url
 
 
@@ -150,3 +151,35 @@ def test_a_min_position_past_the_logs_head_is_answered_at_once_and_holds_no_work
         assert [status for status, _ in answers] == [503] * 4
         assert max(seconds for _, seconds in answers) < wait / 2, answers
         assert bystander < wait / 2, bystander
+
+
+def post_json(url: str, body: dict[str, object] | None, token: str, method: str = "POST") -> tuple[int, dict[str, str]]:
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method=method, headers={
+        "Authorization": f"Token {token}", "Content-Type": "application/json",
+    })  # fmt: skip
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read() or b"{}")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"{}")
+
+
+def test_the_servers_log_never_holds_the_shipping_details_a_checkout_sent(tmp_path: Path, catalog: None) -> None:
+    """At DEBUG, with the access log on: an order placed with shipping details, a refused one, and
+    Forget me. The details reach the log sealed, and nothing the server writes repeats them."""
+    token = token_for("ada")
+    shipping = {"name": "Ada Quillfeather", "email": "ada.quill@example.org", "address": "7 Lantern Row"}
+    with gunicorn(tmp_path, "--access-logfile", "-", LOG_LEVEL="DEBUG") as url:
+        for attempt in ({**shipping, "email": "ada.quill@"}, shipping):  # refused (400), then placed
+            status, cart = post_json(f"{url}/api/carts", None, token)
+            assert status == 201
+            assert post_json(f"{url}/api/carts/{cart['id']}/items", {"sku": "COF-001", "quantity": 1}, token)[0] == 200
+            status, _ = post_json(f"{url}/api/carts/{cart['id']}/checkout", {"shipping": attempt}, token)
+        assert status == 200
+        assert post_json(f"{url}/api/accounts/me", None, token, method="DELETE")[0] == 204
+    written = (tmp_path / "gunicorn.log").read_text()
+    assert written.count('/checkout HTTP/1.1" 400') == 1 and written.count('/checkout HTTP/1.1" 200') == 1
+    assert "Bad Request: /api/carts/" in written  # Django's own line for the refused checkout
+    for value in ("Quillfeather", "ada.quill", "Lantern Row"):
+        assert value not in written, value
