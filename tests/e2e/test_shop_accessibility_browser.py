@@ -170,3 +170,36 @@ def test_without_javascript_a_what_if_result_and_a_wrong_confirmation_take_the_f
         page.get_by_role("button", name="Erase my personal data and close my account").click()
         expect(page).to_have_title("Error: Forget me · cartlog shop")
         expect(page.get_by_label("Username")).to_be_focused()
+
+
+# The focused element, and its outline, if it is one of those whose focus the shop draws itself.
+OUTLINE = """() => { const e = document.activeElement;
+    if (!e.matches('a, button, [role=button], summary, select')) return null;
+    const s = getComputedStyle(e);
+    return {what: `${e.tagName.toLowerCase()} ${e.textContent.trim().slice(0, 30)}`, style: s.outlineStyle,
+            width: parseFloat(s.outlineWidth), color: s.outlineColor} }"""
+
+
+def contrast_with_white(rgb: str) -> float:
+    """WCAG's contrast ratio of an opaque 'rgb(r, g, b)' against white."""
+    channels = [int(part) / 255 for part in rgb.removeprefix("rgb(").removesuffix(")").split(",")]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    return 1.05 / (luminance + 0.05)
+
+
+def test_the_keyboard_focus_is_drawn_with_enough_contrast(shop: str) -> None:
+    """WCAG 2.2, 1.4.11: Pico's focus ring is a half-transparent light blue (about 1.7:1 on
+    white), hardly visible around a link."""
+    faint: list[str] = []
+    with shopper_page() as page:
+        add(page, shop, "COF-001", "Ethiopian Yirgacheffe Beans 250g")
+        for path in ("/?category=Kitchen", "/cart/"):
+            page.goto(shop + path)
+            for _ in range(25):
+                page.keyboard.press("Tab")
+                drawn = page.evaluate(OUTLINE)
+                if drawn and not (drawn["style"] == "solid" and drawn["width"] >= 2
+                                  and contrast_with_white(drawn["color"]) >= 3):  # fmt: skip
+                    faint.append(f"{path}: {drawn}")
+    assert faint == []
