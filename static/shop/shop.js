@@ -59,6 +59,12 @@
       if (field) field.focus();
     }
     focusAfterSwap = null;
+    // An error page took the form's place: the keyboard goes on from its heading, not the page's top.
+    const heading = event.detail.failed && swapped.querySelector("h1");
+    if (heading && (!document.activeElement || document.activeElement === document.body)) {
+      heading.setAttribute("tabindex", "-1");
+      heading.focus();
+    }
   });
 
   // No answer at all (the network is down, the server unreachable): nothing is swapped, so say so,

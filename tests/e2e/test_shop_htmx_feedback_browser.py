@@ -98,6 +98,10 @@ def test_an_error_page_swapped_in_names_the_tab_keeps_the_skip_links_target_and_
         expect(page.locator("#live-region")).to_have_text("Something went wrong")
         assert page.evaluate(SAME_REGION) is True
         expect(page.locator("main#main")).to_have_count(1)  # "Skip to content" still leads somewhere
+        # The form (and the focus in it) is gone: the keyboard goes on from the error's heading, not <body>.
+        expect(page.get_by_role("heading", name="Something went wrong")).to_be_focused()
+        page.keyboard.press("Tab")
+        expect(page.get_by_role("button", name="Back to the catalog")).to_be_focused()
 
         # An expired session's refusal (403), from a page that has not failed before.
         page.goto(shop + "/products/KIT-001/")
