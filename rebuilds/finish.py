@@ -14,9 +14,14 @@ docs/adr/0005-rebuilding-projections.md):
   waiting commands write into the new table.
 * An async projection is written only by its consumer, in its own batch
   transactions. We lock its table, take the last events gap-safe, rename, and
-  move the consumer's checkpoint to the shadow's position in the same commit:
-  the consumer continues exactly where the shadow stopped. A batch it fetched
-  from the old checkpoint fails its compare-and-set and is fetched again.
+  record the shadow's position as the consumer's in the same commit, on either
+  transport (rebuilds.live_position): the consumer continues exactly where the
+  shadow stopped. On the table transport a batch it fetched from the old
+  checkpoint fails its compare-and-set and is fetched again.
+
+`--verify` brings the live side to the shadow's position inside a savepoint
+(the events its consumer has not applied yet), compares, and rolls that back:
+the live table and its consumer's records stay as the consumer left them.
 """
 
 from collections.abc import Iterator
@@ -24,14 +29,13 @@ from contextlib import contextmanager
 
 from django.db import connection, transaction
 
-from consumers.models import Checkpoint
 from eventlog import store
 from eventlog.records import RecordedEvent
 from eventlog.stores import LogReader, for_connection
 from projections import registry
 from projections.registry import Projection
 
-from . import code_versions, runs, shadow, verify
+from . import code_versions, live_position, runs, shadow, verify
 from .models import RebuildRun, RunStatus
 
 
@@ -47,25 +51,28 @@ def swap(run: RebuildRun, projection: Projection) -> int:
         shadow.swap(projection.TABLE, run.shadow_table)
         store.announce(projection.CATEGORIES)  # read caches of this view (kernel/fresh_cache.py) drop it at commit
         if not is_inline(projection):
-            Checkpoint.objects.update_or_create(name=projection.NAME, defaults={"position": position})
+            live_position.record_everything_up_to(projection, position)
         code_versions.record(projection, run)
         runs.set_status(run, RunStatus.SWAPPED, position=position, events_done=run.events_done + len(events))
     return position
 
 
 def compare(run: RebuildRun, projection: Projection) -> tuple[list[verify.RowDifference], int]:
-    """Bring the shadow and the live view to the same position, then compare them row by row;
-    return the differences (no events yet: `verify.explain`) and that position."""
+    """Bring the shadow and (in a savepoint, undone) the live view to one position, and compare them
+    row by row; return the differences (no events yet: `verify.explain`) and that position."""
     with transaction.atomic(), _holding_writers(projection, mode="SHARE ROW EXCLUSIVE") as log:
-        live_at = None if is_inline(projection) else _checkpoint(projection.NAME)
-        events = _read_rest(log, min(run.position, live_at if live_at is not None else run.position), projection)
+        live = None if is_inline(projection) else live_position.read(projection)
+        behind = live.lowest() if live is not None else None
+        events = _read_rest(log, run.position if behind is None else min(run.position, behind), projection)
         position = _apply(projection, events, run.position, run.shadow_table)
-        if live_at is not None and position > live_at:
-            # The consumer's own next batches, done here so both sides stand at one position.
-            _apply(projection, events, live_at, projection.TABLE)
-            Checkpoint.objects.update_or_create(name=projection.NAME, defaults={"position": position})
         done = run.events_done + sum(1 for event in events if event.position > run.position)
+        undo = transaction.savepoint()
+        if live is not None:
+            # The consumer's own next batches, so both sides stand at one position; rolled back below.
+            lacking = live.lacks([event for event in events if event.position <= position])
+            _apply(projection, lacking, 0, projection.TABLE)
         differences = verify.compare(projection, run.shadow_table)
+        transaction.savepoint_rollback(undo)
         status = RunStatus.DIFFERS if differences else RunStatus.VERIFIED
         runs.set_status(run, status, position=position, events_done=done, differences=len(differences))
     return differences, position
@@ -107,12 +114,3 @@ def _apply(projection: Projection, events: list[RecordedEvent], after: int, tabl
     for start in range(0, len(fresh), 1000):
         projection.apply(fresh[start : start + 1000], table)
     return fresh[-1].position if fresh else after
-
-
-def _checkpoint(name: str) -> int | None:
-    """Read only: a write here would give the transaction an id before `_read_rest`.
-
-    None when no consumer of that name has run: then nobody keeps the live view
-    up to date by position (or a consumer of another name does, as the claim
-    validator keeps `claims`), and --verify compares it as it stands."""
-    return Checkpoint.objects.filter(name=name).values_list("position", flat=True).first()

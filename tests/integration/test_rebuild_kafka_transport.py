@@ -1,0 +1,105 @@
+"""Rebuilding an async view whose consumer reads Kafka (Tansu): the swap and --verify.
+
+On Kafka the consumer records what its view holds per topic partition
+(`consumer_kafka_progress`), not in `projection_checkpoint`. The swap moved
+only the checkpoint row, so events the consumer had not applied yet when the
+shadow took them were applied again after the swap (counted twice); --verify
+"brought the live view to the shadow's position" from that stale row and
+wrote those events into the live view twice, though it swaps nothing.
+
+The expected counts are the log's own, counted in SQL: ItemAdded events per
+SKU, and units in CheckedOut lines per SKU.
+"""
+
+import pytest
+from django.db import connection
+
+from consumers import heartbeat
+from consumers.base import ProjectionConsumer
+from consumers.models import Checkpoint, KafkaProgress
+from eventlog import store
+from projections import product_activity
+from rebuilds import service
+from relay.kafka_transport import KafkaTransport, covered
+from tests.kafka_broker import Broker
+from tests.kafka_helpers import drain_until, relay_everything
+
+from .rebuild_support import rows, shop
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.kafka, pytest.mark.postgres, pytest.mark.slow]
+
+NAME = product_activity.NAME
+
+
+def counted_from_the_log() -> dict[str, tuple[int, int]]:
+    """{sku: (times added, units sold)}, straight from the events' JSON."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT data->>'sku', COUNT(*) FROM eventlog_event WHERE type = 'ItemAdded' GROUP BY 1")
+        added = dict(cursor.fetchall())
+        cursor.execute(
+            "SELECT line->>'sku', SUM((line->>'quantity')::int) FROM eventlog_event,"
+            " jsonb_array_elements(data->'lines') AS line WHERE type = 'CheckedOut' GROUP BY 1"
+        )
+        sold = dict(cursor.fetchall())
+    return {sku: (int(added.get(sku, 0)), int(sold.get(sku, 0))) for sku in added.keys() | sold.keys()}
+
+
+def in_the_view() -> dict[str, tuple[int, int]]:
+    return {sku: (row["times_added"], row["units_sold"]) for sku, row in rows(product_activity.TABLE, "sku").items()}
+
+
+def progress() -> dict[tuple[str, int], int]:
+    found = KafkaProgress.objects.filter(consumer=NAME).values_list("topic", "partition", "position")
+    return {(topic, partition): position for topic, partition, position in found}
+
+
+def caught_up() -> bool:
+    return covered(NAME) >= store.head_position()
+
+
+def test_after_a_swap_the_kafka_consumer_continues_where_the_shadow_stopped(
+    seeded_catalog: None, kafka: Broker
+) -> None:
+    consumer, transport = ProjectionConsumer(product_activity), KafkaTransport()
+    try:
+        shop(6, seed=1)
+        relay_everything()
+        drain_until(consumer, transport, caught_up)
+        shop(5, seed=2)  # on Kafka, not applied yet: the shadow takes these events
+        relay_everything()
+
+        outcome = service.rebuild(NAME)
+
+        assert outcome.status == "swapped"
+        assert set(progress().values()) == {outcome.position}  # every partition of its topic, none left out
+        assert len(progress()) == 3
+        drain_until(consumer, transport, caught_up)
+        assert in_the_view() == counted_from_the_log()
+    finally:
+        transport.close()
+
+
+def test_verify_on_kafka_leaves_the_live_view_and_its_progress_as_the_consumer_left_them(
+    seeded_catalog: None, kafka: Broker
+) -> None:
+    consumer, transport = ProjectionConsumer(product_activity), KafkaTransport()
+    try:
+        shop(6, seed=3)
+        relay_everything()
+        drain_until(consumer, transport, caught_up)
+        heartbeat.beat(NAME, transport.name)  # as run_consumers does: this consumer runs on Kafka
+        # Left behind by a swap or a run on the table transport, then never moved again: Kafka does not use it.
+        Checkpoint.objects.update_or_create(name=NAME, defaults={"position": 1})
+        shop(5, seed=4)  # relayed, not applied yet
+        relay_everything()
+        live, recorded = rows(product_activity.TABLE, "sku"), progress()
+
+        outcome = service.rebuild(NAME, verify=True)
+
+        assert outcome.differences == []  # the same code on both sides, compared at one position
+        assert rows(product_activity.TABLE, "sku") == live
+        assert progress() == recorded
+        drain_until(consumer, transport, caught_up)
+        assert in_the_view() == counted_from_the_log()
+    finally:
+        transport.close()
