@@ -118,10 +118,17 @@ def stopped(run: RebuildRun) -> None:
     try:
         with transaction.atomic():  # a fresh transaction, whatever the interrupted one left
             set_status(run, RunStatus.STOPPED)
-    except Exception:
-        log.warning("rebuild run %s: could not record that it stopped", run.id, exc_info=True)
+    except Exception as error:
+        log.warning("rebuild run %s: could not record that it stopped (%s)", run.id, type(error).__name__)
 
 
 def fail(run: RebuildRun, error: BaseException) -> None:
-    """Record why a run stopped; it stays resumable from its checkpoint."""
-    set_status(run, RunStatus.FAILED, error=f"{type(error).__name__}: {error}")
+    """Record why a run stopped; it stays resumable from its checkpoint.
+
+    Best effort: when the error is the database going away, recording it fails too, and
+    that second error must not hide the first."""
+    try:
+        with transaction.atomic():
+            set_status(run, RunStatus.FAILED, error=f"{type(error).__name__}: {error}")
+    except Exception as second:  # one line: the caller reports the first error
+        log.warning("rebuild run %s: could not record why it failed (%s)", run.id, type(second).__name__)

@@ -4,7 +4,9 @@ from argparse import ArgumentTypeError
 from collections.abc import Callable
 from typing import Any
 
+import psycopg
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import InterfaceError, OperationalError
 
 from projections import registry
 from rebuilds import service
@@ -53,6 +55,11 @@ class Command(BaseCommand):
             raise CommandError(
                 f"stopped; run the same command again to resume {options['name']} from its last batch", returncode=130
             ) from None
+        except OUTAGE as error:  # PostgreSQL restarted or the network went: a traceback said nothing more
+            raise CommandError(
+                f"the database could not go on ({_first_line(error)}); what was committed stays: run the same"
+                f" command again (once the database answers) to resume {options['name']} from its last batch"
+            ) from None
         if options["verify"]:
             self.stdout.write("\n".join(report(registry.get(options["name"]), outcome.differences)))
             if outcome.differences:
@@ -62,6 +69,15 @@ class Command(BaseCommand):
             f"{options['name']}: rebuilt from {outcome.events_done:,} events up to position {outcome.position:,}"
             f" and swapped in (run {outcome.run_id})"
         )
+
+
+# The database unreachable or gone mid-way (as cartlog.outage.is_outage tells the web tier; the lease's
+# own session and the reader's and writer's connections raise psycopg's errors unwrapped).
+OUTAGE = (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
 
 
 # The read tables the Spark run fills (analytics/models.py) start so; none is a projection.
