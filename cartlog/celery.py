@@ -12,12 +12,13 @@ stamps it with the time it was sent, so that a run that waited while another ran
 skipped (analytics/run_lock.py); the lock keeps two from running at once.
 """
 
+import logging
 import os
 import time
 from typing import Any
 
 from celery import Celery
-from celery.signals import before_task_publish
+from celery.signals import before_task_publish, celeryd_init, setup_logging
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cartlog.settings")
 
@@ -54,3 +55,28 @@ def stamp_queued_at(sender: str | None = None, headers: dict[str, Any] | None = 
         from analytics.tasks import QUEUED_AT
 
         headers.setdefault(QUEUED_AT, time.time())
+
+
+@setup_logging.connect
+def log_as_every_cartlog_process(loglevel: int | str | None = None, **kwargs: Any) -> None:
+    """Worker and beat log through Django's LOGGING (LOG_FORMAT: plain, or one JSON object a line), not
+    through a handler and format of Celery's own; `--loglevel` still sets the level."""
+    from django.conf import settings
+    from django.utils.log import configure_logging
+
+    configure_logging(settings.LOGGING_CONFIG, settings.LOGGING)
+    logging.captureWarnings(True)  # Python's warnings too: records of `py.warnings`, not text on stderr
+    if loglevel:
+        logging.getLogger().setLevel(loglevel)
+
+
+@celeryd_init.connect
+def worker_log_from_the_start(instance: Any = None, **kwargs: Any) -> None:
+    """The worker's first lines in the project's format too: a warning it gives before it sets up its logging
+    (running as root), and no banner under LOG_FORMAT=json (text, not a log record; the broker and the queues
+    it shows are logged anyway). Beat's banner needs `celery -q beat`: no hook precedes it."""
+    from django.conf import settings
+
+    log_as_every_cartlog_process()
+    if settings.LOG_FORMAT == "json" and instance is not None:
+        instance.quiet = True

@@ -99,10 +99,19 @@ def start_worker(
 
 
 def start_beat(
-    schedule: Path, *, archive: Path, var: Path, broker: str = REDIS, log: Path | None = None, **env: str
+    schedule: Path,
+    *,
+    archive: Path,
+    var: Path,
+    broker: str = REDIS,
+    log: Path | None = None,
+    quiet: bool = False,
+    **env: str,
 ) -> subprocess.Popen[str]:
-    """Celery beat on `broker` (its default queue), its schedule file at `schedule`, its output in `log`."""
-    command = [sys.executable, "-m", "celery", "-A", "cartlog", "beat", "--loglevel=INFO", "--schedule", str(schedule)]
+    """Celery beat on `broker` (its default queue), its schedule file at `schedule`, its output in `log`;
+    `quiet`: `celery -q beat`, without its banner."""
+    command = [sys.executable, "-m", "celery", "-A", "cartlog", *(["-q"] if quiet else []), "beat", "--loglevel=INFO",
+               "--schedule", str(schedule)]  # fmt: skip
     return start(command, celery_env(archive=archive, var=var, broker=broker, **env), log)
 
 

@@ -1,0 +1,58 @@
+"""LOG_FORMAT=json for a Celery worker and beat: their lines are JSON objects in the project's format.
+
+They logged in Celery's own format (`[2026-11-28 13:41:29,273: INFO/MainProcess] ...`) after a text
+banner of some 30 lines, and the worker's "running as root" warning was raw text: under LOG_FORMAT=json
+a log shipper could parse none of it. Now both log through Django's LOGGING (cartlog/celery.py); beat
+runs as docs/deployment.md says for JSON, `celery -q beat`.
+"""
+
+import json
+from pathlib import Path
+from uuid import uuid4
+
+import pytest
+import redis
+from celery import Celery
+
+from tests.integration.test_celery import REDIS, start_beat, start_worker
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pytest.mark.redis, pytest.mark.slow]
+
+BEAT_BROKER = "redis://127.0.0.1:6379/11"  # beat sends to the default queue: a database of its own
+# What Celery's SIGTERM handler prints itself (`safe_say`), past any logging: the one text line left.
+SHUTDOWN = "worker: Warm shutdown (MainProcess)"
+
+
+def records(path: Path, *, allowed: tuple[str, ...] = ()) -> list[dict[str, object]]:
+    lines = [line for line in path.read_text().splitlines() if line.strip() and line.strip() not in allowed]
+    not_json = [line for line in lines if not line.startswith("{")]
+    assert not_json == [], path.read_text()[-3000:]
+    parsed = [json.loads(line) for line in lines]
+    assert all({"time", "level", "logger", "message"} <= set(record) for record in parsed)
+    return parsed
+
+
+def test_a_worker_and_beat_under_log_format_json_write_json_lines(catalog: None, tmp_path: Path) -> None:
+    queue = f"test-json-{uuid4().hex}"
+    archive, var = tmp_path / "archive", tmp_path / "var"
+    worker_log, beat_log = tmp_path / "worker.log", tmp_path / "beat.log"
+    worker = start_worker(queue, archive=archive, var=var, log=worker_log, LOG_FORMAT="json")
+    beat = start_beat(
+        tmp_path / "schedule", archive=archive, var=var, broker=BEAT_BROKER, log=beat_log, quiet=True, LOG_FORMAT="json"
+    )
+    try:
+        client = Celery("test-client", broker=REDIS, backend=REDIS, set_as_current=False)
+        summary = client.send_task("analytics.tasks.archive_events", queue=queue).get(timeout=90)
+    finally:
+        beat.terminate()
+        beat.wait(timeout=30)
+        worker.terminate()
+        worker.wait(timeout=30)
+        redis.Redis.from_url(BEAT_BROKER).delete("celery")
+    assert summary["position"] >= 0
+
+    worker_records = records(worker_log, allowed=(SHUTDOWN,))
+    messages = [str(r["message"]) for r in worker_records]
+    assert any(m.endswith(" ready.") for m in messages), messages
+    assert any("analytics.tasks.archive_events" in m and "succeeded" in m for m in messages), messages
+    assert {str(r["logger"]) for r in records(beat_log)} >= {"celery.beat"}
