@@ -1,4 +1,5 @@
-"""Metrics read from the database at each scrape: consumers, the relay's backlog, claim decisions."""
+"""Metrics read from the database at each scrape: consumers, the relay's backlog, claim decisions, and how
+fresh the analytics read tables are."""
 
 import logging
 from collections.abc import Iterator
@@ -8,6 +9,7 @@ from django.db.models import Count
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from analytics import queries as analytics
 from claims.events import ClaimAccepted, ClaimRejected
 from consumers import status
 from eventlog.models import Event
@@ -56,6 +58,7 @@ class LogCollector(Collector):
         head.add_metric([], rows[0]["head"] if rows else 0)
         yield from (position, lag_events, lag_seconds, running, head, backlog)
         yield claim_decisions()
+        yield from analytics_freshness()
 
 
 def claim_decisions() -> CounterMetricFamily:
@@ -66,3 +69,20 @@ def claim_decisions() -> CounterMetricFamily:
     for event_type, decision in decisions.items():
         family.add_metric([decision], counts.get(event_type, 0))
     return family
+
+
+def analytics_freshness() -> Iterator[GaugeMetricFamily]:
+    """When the analytics pipeline last loaded its read tables, and through which log position: the one sign
+    that scheduled runs still complete (beat skips those queued while another runs, docs/analytics.md)."""
+    summary = analytics.summary()
+    loaded = summary["computed_at"]
+    yield GaugeMetricFamily(
+        "cartlog_analytics_loaded_timestamp_seconds",
+        "When the analytics pipeline last loaded its read tables (Unix time; 0 before the first run).",
+        value=loaded.timestamp() if loaded else 0,
+    )
+    yield GaugeMetricFamily(
+        "cartlog_analytics_covers_position",
+        "The last log position the analytics read tables include (0 before the first run).",
+        value=summary["covers_position"],
+    )

@@ -83,3 +83,22 @@ def test_ready_is_503_while_a_consumers_heartbeat_is_stale_and_200_when_fresh() 
 def test_live_answers_without_asking_anything_else() -> None:
     response = Client().get("/health/live")
     assert (response.status_code, response.json()) == (200, {"status": "ok"})
+
+
+def test_metrics_say_when_the_analytics_tables_were_last_loaded_and_through_which_position() -> None:
+    """With beat skipping runs queued behind a long one, an operator needs to see that runs still complete."""
+    from datetime import UTC, datetime
+
+    from analytics.pipeline import load
+
+    def family(name: str) -> list[float]:
+        text = Client().get("/metrics").content.decode()
+        return [s.value for f in text_string_to_metric_families(text) for s in f.samples if s.name == name]
+
+    assert family("cartlog_analytics_loaded_timestamp_seconds") == [0.0]  # before the first run
+    assert family("cartlog_analytics_covers_position") == [0.0]
+    summary = {"carts_started": 3, "carts_with_items": 2, "carts_checked_out": 1, "conversion_rate": 1 / 3,
+               "abandonment_rate": 0.5, "revenue": "12.50", "average_order_value": "12.50"}  # fmt: skip
+    load({"summary": [summary]}, covers_position=42, computed_at=datetime(2026, 11, 28, 13, 0, tzinfo=UTC))
+    assert family("cartlog_analytics_loaded_timestamp_seconds") == [1795870800.0]  # 2026-11-28 13:00 UTC
+    assert family("cartlog_analytics_covers_position") == [42.0]
