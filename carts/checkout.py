@@ -3,7 +3,9 @@
     reserve stock for every line (inventory/reservations.py; 409 "Out of stock" if short, "Checkout in
     progress" if the units are held by another checkout of this very cart: `_refuse_short`)
       -> claim a one-time coupon, if any (claims/)
-      -> CheckedOut and each ReservationConfirmed (and the coupon's ClaimUsed) in one transaction
+      -> CheckedOut and each ReservationConfirmed (and the coupon's ClaimUsed) in one transaction,
+         decided on the cart at the version whose lines were reserved (changed since by another
+         device: its units go back and the checkout starts over, ORDER_ATTEMPTS times at most)
       -> on any failure, the reservations are released (and the coupon's claim); a repeat answered
          with its first send's order releases the units it reserved meanwhile
 
@@ -69,25 +71,41 @@ def place_order(context: Context, cart_id: str, coupon_code: str | None, shippin
         return first
     coupon = find_coupon(coupon_code) if coupon_code else None
     gone = withdrawn()  # read once: the dry checks and the command decide on the same catalog
-    try:
-        reservation = _reserve_stock(context, cart_id, gone)
-    except DomainError:
-        # The checkout that holds (or took) the units may be this request's first send, placed since
-        # `_first_outcome` looked: it is answered with that order, as any repeat is.
-        if (first := _first_outcome(context, cart_id, coupon_code, shipping)) is not None:
-            return first
-        raise
-    try:
-        outcome = _place(context, cart_id, coupon, shipping, reservation, gone)
-    except BaseException:
-        reservations.release(reservation, "the checkout it was made for failed", str(context.actor))
-        raise
-    if not outcome.events:
-        # A repeat whose first send placed the order while this one reserved (a client's retry after a
-        # timeout, the first still running): it is answered with that order, and its own units go back
-        # now, not when the sweep finds them STOCK_RESERVATION_SECONDS later.
-        reservations.release(reservation, "the checkout was a repeat of one that placed its order", str(context.actor))
-    return outcome
+    actor = str(context.actor)
+    for _ in range(ORDER_ATTEMPTS):
+        try:
+            reservation, version = _reserve_stock(context, cart_id, gone)
+        except DomainError:
+            # The checkout that holds (or took) the units may be this request's first send, placed since
+            # `_first_outcome` looked: it is answered with that order, as any repeat is.
+            if (first := _first_outcome(context, cart_id, coupon_code, shipping)) is not None:
+                return first
+            raise
+        # The order is decided on the cart whose lines were reserved, pinned to its version: decided
+        # again on a cart another device changed meanwhile, it ordered lines (or units) nobody reserved,
+        # and they left no stock (an oversell). Then the units go back and the checkout starts over.
+        as_reserved = context if context.expected_version is not None else replace(context, expected_version=version)
+        try:
+            outcome = _place(as_reserved, cart_id, coupon, shipping, reservation, gone)
+        except errors.StaleVersionError:
+            reservations.release(reservation, "the cart changed before its order was placed", actor)
+            if context.expected_version is not None:
+                raise  # the caller pinned the version: 412
+            continue
+        except BaseException:
+            reservations.release(reservation, "the checkout it was made for failed", actor)
+            raise
+        if not outcome.events:
+            # A repeat whose first send placed the order while this one reserved (a client's retry after a
+            # timeout, the first still running): it is answered with that order, and its own units go back
+            # now, not when the sweep finds them STOCK_RESERVATION_SECONDS later.
+            reservations.release(reservation, "the checkout was a repeat of one that placed its order", actor)
+        return outcome
+    raise errors.ConcurrencyConflictError("The cart kept changing while it was being checked out; try again.")
+
+
+# A cart that changes between reserving and ordering is reserved again; this many times at most.
+ORDER_ATTEMPTS = 3
 
 
 def _place(
@@ -123,18 +141,19 @@ def _first_outcome(
     return handler.replay(command, context)
 
 
-def _reserve_stock(context: Context, cart_id: str, gone: frozenset[str]) -> Reservation:
-    """Set aside the units of every line; a cart that cannot check out (not yours, empty, already
-    checked out, an idempotent repeat) reserves nothing and is refused or replayed by the handler."""
+def _reserve_stock(context: Context, cart_id: str, gone: frozenset[str]) -> tuple[Reservation, int]:
+    """Set aside the units of every line, and say for which version of the cart; a cart that cannot
+    check out (not yours, empty, already checked out, an idempotent repeat) reserves nothing and is
+    refused or replayed by the handler."""
     state = handler.load(cart_id)
     if state.status is not CartStatus.OPEN or state.owner != str(context.actor) or not state.lines:
-        return Reservation(id="", lines=())
+        return Reservation(id="", lines=()), state.version
     # A stale If-Match, or a line no longer sold, is refused before units are set aside: nothing is appended.
     handler.check_expected_version(state, context)
     decide(state, _dry_run(cart_id, gone))
     lines = [(line.sku, line.quantity) for line in state.lines]
     try:
-        return reservations.reserve(lines, for_cart=cart_id, actor=str(context.actor))
+        return reservations.reserve(lines, for_cart=cart_id, actor=str(context.actor)), state.version
     except OutOfStockError as short:
         _refuse_short(cart_id, short, gone)
         raise
