@@ -53,6 +53,7 @@ def test_after_removing_a_line_with_the_keyboard_the_focus_is_on_what_happened(s
         page.keyboard.type("0")
         page.keyboard.press("Enter")
         expect(page.get_by_text("Your cart is empty.")).to_be_visible()
+        expect(page.get_by_role("main").get_by_role("status")).to_be_focused()  # htmx's settle gives it the focus
         assert page.evaluate(FOCUSED) == "p Removed Ethiopian Yirgacheffe Beans 250g from your cart."
 
 
