@@ -60,7 +60,7 @@ COMMAND_ERRORS = {
     400: problem("Invalid input (field errors in `errors`), or a malformed header"),
     401: NOT_AUTHENTICATED,
     404: problem("No such cart (or not yours), or the item is not in it"),
-    409: problem("The cart is checked out, or too busy"),
+    409: problem("The cart is checked out, already holds 50 different products (adding another), or too busy"),
     412: problem("If-Match names a version that is no longer current; the ETag is the cart's version now"),
     422: problem("Idempotency-Key reused for a different request"),
 }
