@@ -162,6 +162,19 @@ def test_a_repeat_that_deciding_again_would_refuse_still_returns_the_first_outco
     assert again.replayed and again.state == first.state and store.head_position() == head
 
 
+def test_a_repeat_of_a_command_that_changed_nothing_replays_it_after_another_change(
+    handler: CommandHandler, store: MemoryStore
+) -> None:
+    keyed = Context(actor=ALICE, idempotency_key="set-3")
+    handler.handle(add("c1", 3), Context(actor=ALICE))
+    first = handler.handle(c.UpdateCartQuantity(cart_id="c1", at=NOW, sku="COF-001", quantity=3), keyed)
+    handler.handle(c.UpdateCartQuantity(cart_id="c1", at=NOW, sku="COF-001", quantity=5), Context(actor=ALICE))
+    head = store.head_position()
+    again = handler.handle(c.UpdateCartQuantity(cart_id="c1", at=NOW, sku="COF-001", quantity=3), keyed)
+    assert (first.events, again.replayed, again.state) == ([], True, first.state)
+    assert store.head_position() == head and handler.load("c1").line("COF-001").quantity == 5  # type: ignore[union-attr]
+
+
 def test_a_repeat_whose_write_finds_the_key_taken_appends_nothing_and_replays_the_first(store: MemoryStore) -> None:
     handler = handler_on(store)
     keyed = Context(actor=ALICE, idempotency_key="k1")
