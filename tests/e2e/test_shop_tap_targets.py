@@ -76,6 +76,9 @@ def test_every_tap_target_of_the_shop_is_at_least_24_px_on_a_phone(shop: str) ->
             page.reload()
         expect(page.get_by_role("link", name="Cart history")).to_be_visible()
         measure("my orders")
+        # Each order is a card on a phone, as the cart's lines are: its table scrolled sideways in its box, and
+        # a keyboard reached "Ship to" only by tabbing on to the link after it.
+        assert page.evaluate("[...document.querySelectorAll('main *')].every(e => e.scrollWidth <= e.clientWidth)")
         page.get_by_role("link", name="Cart history").click()
         page.get_by_role("button", name="Try it (appends nothing)").click()
         measure("cart history, what if")
