@@ -1,5 +1,6 @@
 """Cart endpoints: parse -> command -> handler -> serialize. No rules live here."""
 
+from dataclasses import replace
 from typing import Any
 
 from django.http import HttpRequest
@@ -159,7 +160,9 @@ class StartCartView(LeanAPIView):
         responses={201: CommandCartOutput, 400: BAD_HEADER, 401: NOT_AUTHENTICATED, 422: COMMAND_ERRORS[422]},
     )
     def post(self, request: Request) -> Answer:
-        outcome = services.start_cart(context_for(request))
+        # A new cart has no version a client could have read: an If-Match (a client that sends one on
+        # every command) pins nothing here. It was a 412 "at version 0, not 1" the document did not list.
+        outcome = services.start_cart(replace(context_for(request), expected_version=None))
         location = f"/api/carts/{outcome.state.cart_id}"
         return command_response(outcome, status=201, headers={"Location": location})
 

@@ -82,6 +82,13 @@ def test_after_a_412_the_same_key_goes_through_with_its_etag_and_is_then_the_fir
     assert "different request" in assert_problem(reused, 422)["detail"]  # a key is the account's, not the cart's
 
 
+@pytest.mark.parametrize("if_match", ['"1"', '"0"', "*"])
+def test_starting_a_cart_reads_no_if_match(catalog: None, if_match: str) -> None:
+    # A client that pins every command: a new cart has no version it could have read (it was a 412).
+    started = client_for("kim").post("/api/carts", HTTP_IF_MATCH=if_match)
+    assert (started.status_code, started["ETag"]) == (201, '"1"')
+
+
 @pytest.mark.parametrize("headers", [{"HTTP_IF_MATCH": '"two"'}, {"HTTP_IDEMPOTENCY_KEY": "k" * 201}])
 def test_malformed_command_headers_are_400_and_append_nothing(cart: tuple[APIClient, str], headers: Any) -> None:
     client, cart_id = cart
