@@ -25,8 +25,11 @@ log = logging.getLogger(__name__)
 
 
 def sign_in(request: HttpRequest, user: AbstractBaseUser) -> str | None:
-    """Log the user in and carry their anonymous cart over; the moved cart's id, if any."""
-    anonymous = current.current_cart(request)
+    """Log the user in and carry their anonymous cart over; the moved cart's id, if any.
+
+    Only a visitor's cart is carried: someone already signed in who logs in as another account
+    keeps their cart on their own account (it is theirs, not the visitor's to give)."""
+    anonymous = None if request.user.is_authenticated else current.current_cart(request)
     anonymous_owner = current.anonymous_actor(request) if anonymous else None
     login(request, user, backend=settings.AUTHENTICATION_BACKENDS[0])  # type: ignore[arg-type]
     if anonymous is None or anonymous_owner is None or not anonymous.lines:

@@ -27,7 +27,10 @@ PENDING = "shop_pending_signup"
 
 def _next_url(request: HttpRequest) -> str:
     target = request.POST.get("next") or request.GET.get("next") or "/"
-    safe = url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=False)
+    # On an HTTPS site a next= of plain http (even to this host) is refused: it would leave TLS.
+    safe = url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
     return target if safe else "/"
 
 
