@@ -42,7 +42,7 @@ def test_after_removing_a_line_with_the_keyboard_the_focus_is_on_what_happened(s
         page.keyboard.press("Space")
         expect(page.locator("#line-KIT-001")).to_have_count(0)
         # Not the top of the page (htmx's swap took the focused button away; before, the focus fell to <body>).
-        expect(page.get_by_role("main").get_by_role("status")).to_be_focused()
+        expect(page.locator("#messages .notice")).to_be_focused()
         assert page.evaluate(FOCUSED) == "p Removed Pour-Over Dripper from your cart."
         page.keyboard.press("Tab")  # the next stop is the cart's first line, not the skip link
         expect(page.get_by_role("link", name="Ethiopian Yirgacheffe Beans 250g")).to_be_focused()
@@ -53,7 +53,7 @@ def test_after_removing_a_line_with_the_keyboard_the_focus_is_on_what_happened(s
         page.keyboard.type("0")
         page.keyboard.press("Enter")
         expect(page.get_by_text("Your cart is empty.")).to_be_visible()
-        expect(page.get_by_role("main").get_by_role("status")).to_be_focused()  # htmx's settle gives it the focus
+        expect(page.locator("#messages .notice")).to_be_focused()  # htmx's settle gives it the focus
         assert page.evaluate(FOCUSED) == "p Removed Ethiopian Yirgacheffe Beans 250g from your cart."
 
 
@@ -67,7 +67,7 @@ def test_a_change_from_another_tab_moves_the_focus_to_the_warning(shop: str) -> 
         expect(other.locator("#cart-count")).to_have_text("0")
         page.get_by_label("Quantity of Ethiopian Yirgacheffe Beans 250g").fill("3")
         page.get_by_label("Quantity of Ethiopian Yirgacheffe Beans 250g").press("Enter")
-        warning = page.get_by_role("main").get_by_role("alert")
+        warning = page.locator("#messages .notice-warning")
         expect(warning).to_have_text(re.compile(r"^Your cart changed in another tab or window"))
         expect(warning).to_be_focused()
 
