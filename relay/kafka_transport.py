@@ -5,6 +5,12 @@ stream categories. What it has applied is kept in the database, per partition,
 in the same transaction as its view rows (`KafkaProgress`): the Kafka offset
 commit after that is only an optimisation, so a crash anywhere re-delivers at
 most, and the repeat is dropped here.
+
+That record moves by compare-and-set, as the table transport's checkpoint does: a
+batch whose partitions' progress moved after it was fetched (another member of the
+group took the partition in a rebalance and applied the same messages, a rebuild's
+swap recorded its new table) is rolled back and fetched again, and then drops what
+was applied meanwhile, instead of applying it twice.
 """
 
 import logging
@@ -12,8 +18,10 @@ from collections.abc import Sequence
 
 from confluent_kafka import Consumer, Message, TopicPartition
 from django.conf import settings
+from django.db import IntegrityError, transaction
 
 from consumers import checkpoints, registry
+from consumers.checkpoints import CheckpointMovedError
 from consumers.models import KafkaProgress
 from consumers.transports import Batch
 from eventlog.models import Event
@@ -56,7 +64,8 @@ class KafkaTransport:
             return Batch(events=[])
         for message in messages:
             self.unconfirmed.setdefault(_where(message), int(message.offset() or 0))
-        progress = _progress(consumer)
+        read = _progress(consumer)
+        progress = dict(read)
         events: list[RecordedEvent] = []
         for message in messages:
             event = from_message(message.value() or b"{}")
@@ -70,7 +79,9 @@ class KafkaTransport:
         if not events:
             self._confirm(kafka)
             return Batch(events=[])
-        return Batch(events=events, commit=lambda: _save(consumer, progress), after_commit=lambda: self._confirm(kafka))
+        return Batch(
+            events=events, commit=lambda: _save(consumer, read, progress), after_commit=lambda: self._confirm(kafka)
+        )
 
     def settled(self) -> bool:
         """Whether an empty fetch means "nothing now" (consumers/transports.py: Settling).
@@ -184,8 +195,22 @@ def _progress(consumer: str) -> dict[tuple[str, int], int]:
     return {(topic, partition): position for topic, partition, position in rows}
 
 
-def _save(consumer: str, progress: dict[tuple[str, int], int]) -> None:
+def _save(consumer: str, read: dict[tuple[str, int], int], progress: dict[tuple[str, int], int]) -> None:
+    """Move each partition's record from what the fetch `read` to `progress`, inside the consumer's
+    transaction; CheckpointMovedError (the batch rolls back) if one is no longer what was read."""
     for (topic, partition), position in progress.items():
-        KafkaProgress.objects.update_or_create(
-            consumer=consumer, topic=topic, partition=partition, defaults={"position": position}
-        )
+        was = read.get((topic, partition))
+        if position == was:
+            continue
+        if was is None:
+            try:
+                with transaction.atomic():  # a savepoint: a row made meanwhile fails this insert alone
+                    KafkaProgress.objects.create(consumer=consumer, topic=topic, partition=partition, position=position)
+                continue
+            except IntegrityError:
+                pass
+        elif KafkaProgress.objects.filter(consumer=consumer, topic=topic, partition=partition, position=was).update(
+            position=position
+        ):
+            continue
+        raise CheckpointMovedError(f"progress of {consumer!r} on {topic}[{partition}] is no longer at {was or 0}")
