@@ -45,13 +45,20 @@ def is_inline(projection: Projection) -> bool:
 
 def swap(run: RebuildRun, projection: Projection) -> int:
     """Take the last events into the shadow and put it live; return the position it holds."""
+    if not is_inline(projection) and live_position.read(projection).transport == live_position.KAFKA:
+        live_position.wait_for_kafka_consumer(projection, run.position)
     with transaction.atomic(), _holding_writers(projection, mode="ACCESS EXCLUSIVE") as log:
-        events = _read_rest(log, run.position, projection)
+        live = None if is_inline(projection) else live_position.read(projection)
+        read = _read_rest(log, run.position, projection)
+        kafka = live is not None and live.transport == live_position.KAFKA
+        # On Kafka: up to what its consumer applied, partition by partition; it applies the rest itself, once.
+        events = [event for event in read if live.holds(event)] if live is not None and kafka else read
         position = _apply(projection, events, run.position, run.shadow_table)
         shadow.swap(projection.TABLE, run.shadow_table)
         store.announce(projection.CATEGORIES)  # read caches of this view (kernel/fresh_cache.py) drop it at commit
-        if not is_inline(projection):
-            live_position.record_everything_up_to(projection, position)
+        if live is not None:
+            position = _prefix(live, read, run.position)
+            live_position.record_swapped(projection, live, position)
         code_versions.record(projection, run)
         runs.set_status(run, RunStatus.SWAPPED, position=position, events_done=run.events_done + len(events))
     return position
@@ -76,6 +83,17 @@ def compare(run: RebuildRun, projection: Projection) -> tuple[list[verify.RowDif
         status = RunStatus.DIFFERS if differences else RunStatus.VERIFIED
         runs.set_status(run, status, position=position, events_done=done, differences=len(differences))
     return differences, position
+
+
+def _prefix(live: live_position.LivePosition, read: list[RecordedEvent], after: int) -> int:
+    """The position up to which the new table holds every event: `after`, then the events read
+    (in order) for as long as each of them went in."""
+    position = after
+    for event in read:
+        if live.transport == live_position.KAFKA and not live.holds(event):
+            break
+        position = event.position
+    return position
 
 
 @contextmanager

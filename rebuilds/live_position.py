@@ -8,27 +8,41 @@ needs both directions:
 
 * `--verify` asks which events the live table lacks, to compare both sides at
   one position without writing the live table (rebuilds.finish: compare);
-* the swap puts in a table that holds every event up to P and no other, so it
-  records "everything up to P" in both: the consumer continues after P,
-  whichever transport it runs on next. On Kafka every partition of the
-  view's topics gets P, so messages at or below it are dropped as repeats.
+* the swap (rebuilds.finish) puts in a table whose events its consumer's
+  records must describe. On the table transport the new table holds every
+  event up to P, recorded as the checkpoint: a batch the consumer fetched
+  before fails its compare-and-set and is fetched again. On Kafka nothing
+  refuses such a batch (its progress is saved without a compare-and-set), so
+  the swap first lets a running consumer apply everything up to the shadow's
+  position (`wait_for_kafka_consumer`), then fills the shadow, partition by
+  partition, up to exactly what the consumer recorded, and leaves its records
+  as they are: a batch in its hands holds only later events, which it applies
+  to the new table once. A partition recorded below the new table's prefix
+  (the consumer stopped, or slower than the wait) is raised to it.
 
 Which record describes the live table is what the consumer's last heartbeat
 says (`consumer_heartbeat.transport`); without one, the record that exists.
 """
 
+import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from consumers import heartbeat
 from consumers.models import Checkpoint, Heartbeat, KafkaProgress
 from eventlog.records import RecordedEvent
 from projections.registry import Projection
 from relay import config
+from relay.kafka_transport import covered
 from relay.topics import partition_for
 
+log = logging.getLogger(__name__)
+
 TABLE, KAFKA = "table", "kafka"
+WAIT_SECONDS = 30.0  # a running consumer applies what the shadow holds well within this
 
 
 def transport_of(heartbeat: str | None, checkpoint: bool, kafka_rows: bool, kafka_configured: bool) -> str | None:
@@ -53,13 +67,17 @@ class LivePosition:
             return min(self.partitions.values(), default=0)
         return self.checkpoint if self.transport == TABLE else None
 
+    def holds(self, event: RecordedEvent) -> bool:
+        """Whether the live table holds `event` (on Kafka: its partition's progress reached it)."""
+        if self.transport == KAFKA:
+            return event.position <= self.partitions.get(_partition_of(event.stream_id), 0)
+        return self.transport == TABLE and event.position <= self.checkpoint
+
     def lacks(self, events: Sequence[RecordedEvent]) -> list[RecordedEvent]:
         """Those of `events` the live table does not hold yet."""
-        if self.transport == KAFKA:
-            return [e for e in events if e.position > self.partitions.get(_partition_of(e.stream_id), 0)]
-        if self.transport == TABLE:
-            return [e for e in events if e.position > self.checkpoint]
-        return []
+        if self.transport is None:
+            return []
+        return [event for event in events if not self.holds(event)]
 
 
 def read(projection: Projection) -> LivePosition:
@@ -86,6 +104,36 @@ def record_everything_up_to(projection: Projection, position: int) -> None:
         KafkaProgress.objects.update_or_create(
             consumer=projection.NAME, topic=topic, partition=partition, defaults={"position": position}
         )
+
+
+def record_swapped(projection: Projection, live: LivePosition, prefix: int) -> None:
+    """After the swap: the new table holds every event up to `prefix` and, on Kafka, each
+    partition's events up to what `live` recorded for it (see the module doc)."""
+    if live.transport != KAFKA:
+        record_everything_up_to(projection, prefix)
+        return
+    Checkpoint.objects.update_or_create(name=projection.NAME, defaults={"position": prefix})
+    for (topic, partition), applied in sorted(live.partitions.items()):
+        if applied < prefix:
+            KafkaProgress.objects.update_or_create(
+                consumer=projection.NAME, topic=topic, partition=partition, defaults={"position": prefix}
+            )
+
+
+def wait_for_kafka_consumer(projection: Projection, position: int, timeout: float = WAIT_SECONDS) -> bool:
+    """Until the view's Kafka consumer has applied every event up to `position`; False at once when it is
+    not running (no fresh heartbeat), or after `timeout` seconds. Reads only, outside any transaction."""
+    deadline = time.monotonic() + timeout
+    while covered(projection.NAME) < position:
+        if not heartbeat.running(projection.NAME)[0] or time.monotonic() > deadline:
+            log.info(
+                "%s: its Kafka consumer has not applied up to %d; its progress is raised there",
+                projection.NAME,
+                position,
+            )
+            return False
+        time.sleep(0.1)
+    return True
 
 
 def _every_partition(projection: Projection) -> set[tuple[str, int]]:

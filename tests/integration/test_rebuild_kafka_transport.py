@@ -7,19 +7,30 @@ shadow took them were applied again after the swap (counted twice); --verify
 "brought the live view to the shadow's position" from that stale row and
 wrote those events into the live view twice, though it swaps nothing.
 
+A batch the consumer fetched before the swap and writes after it (blocked on
+the swap's lock meanwhile) must be applied once: Kafka progress is saved
+without a compare-and-set, so nothing refuses it; the swap leaves the
+consumer's records alone and gives the new table exactly what they say.
+
 The expected counts are the log's own, counted in SQL: ItemAdded events per
 SKU, and units in CheckedOut lines per SKU.
 """
 
-import pytest
-from django.db import connection
+import os
+import threading
+import time
 
-from consumers import heartbeat
+import pytest
+from django.db import connection, transaction
+from django.utils import timezone
+
 from consumers.base import ProjectionConsumer
-from consumers.models import Checkpoint, KafkaProgress
+from consumers.checkpoints import CheckpointMovedError
+from consumers.models import Checkpoint, Heartbeat, KafkaProgress
 from eventlog import store
 from projections import product_activity
-from rebuilds import service
+from rebuilds import build, finish, runs, service
+from rebuilds.progress import Silent
 from relay.kafka_transport import KafkaTransport, covered
 from tests.kafka_broker import Broker
 from tests.kafka_helpers import drain_until, relay_everything
@@ -51,6 +62,14 @@ def in_the_view() -> dict[str, tuple[int, int]]:
 def progress() -> dict[tuple[str, int], int]:
     found = KafkaProgress.objects.filter(consumer=NAME).values_list("topic", "partition", "position")
     return {(topic, partition): position for topic, partition, position in found}
+
+
+def beating() -> None:
+    """The consumer's heartbeat, as run_consumers writes it (not `heartbeat.beat`, which skips a beat
+    written by this process a moment ago: an earlier test's)."""
+    Heartbeat.objects.update_or_create(
+        name=NAME, defaults={"transport": "kafka", "beat_at": timezone.now(), "pid": os.getpid()}
+    )
 
 
 def caught_up() -> bool:
@@ -87,7 +106,7 @@ def test_verify_on_kafka_leaves_the_live_view_and_its_progress_as_the_consumer_l
         shop(6, seed=3)
         relay_everything()
         drain_until(consumer, transport, caught_up)
-        heartbeat.beat(NAME, transport.name)  # as run_consumers does: this consumer runs on Kafka
+        beating()  # as run_consumers does: this consumer runs on Kafka
         # Left behind by a swap or a run on the table transport, then never moved again: Kafka does not use it.
         Checkpoint.objects.update_or_create(name=NAME, defaults={"position": 1})
         shop(5, seed=4)  # relayed, not applied yet
@@ -99,6 +118,57 @@ def test_verify_on_kafka_leaves_the_live_view_and_its_progress_as_the_consumer_l
         assert outcome.differences == []  # the same code on both sides, compared at one position
         assert rows(product_activity.TABLE, "sku") == live
         assert progress() == recorded
+        drain_until(consumer, transport, caught_up)
+        assert in_the_view() == counted_from_the_log()
+    finally:
+        transport.close()
+
+
+def swap_lock_taken() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE relation = %s::regclass"
+            " AND mode = 'AccessExclusiveLock' AND granted)",
+            [product_activity.TABLE],
+        )
+        return bool(cursor.fetchone()[0])
+
+
+def test_a_batch_the_kafka_consumer_holds_across_the_swap_is_applied_once(seeded_catalog: None, kafka: Broker) -> None:
+    consumer, transport = ProjectionConsumer(product_activity), KafkaTransport()
+    try:
+        shop(6, seed=5)
+        relay_everything()
+        drain_until(consumer, transport, caught_up)
+        beating()  # it runs
+        run = runs.resume_or_start(product_activity)
+        assert build.catch_up(run, product_activity, 1000, Silent())
+        shop(4, seed=6)  # after the shadow's last batch
+        relay_everything()
+        deadline = time.monotonic() + 30
+        while not (batch := transport.fetch(NAME, consumer.categories, 1000)).events:
+            assert time.monotonic() < deadline, "the consumer fetched nothing"
+
+        def write_the_batch_once_the_swap_holds_the_table() -> None:
+            try:
+                deadline = time.monotonic() + 30
+                while not swap_lock_taken():
+                    assert time.monotonic() < deadline, "the swap never locked the table"
+                    time.sleep(0.01)
+                with transaction.atomic():  # as runner.process_batch: it waits for the swap's commit here
+                    consumer.handle(batch.events)
+                    batch.commit()
+            except CheckpointMovedError:
+                pass  # refused and rolled back; process_batch fetches again, as drain_until does below
+            finally:
+                connection.close()
+
+        writer = threading.Thread(target=write_the_batch_once_the_swap_holds_the_table)
+        writer.start()
+        finish.swap(run, product_activity)
+        writer.join(timeout=60)
+
+        assert not writer.is_alive()
         drain_until(consumer, transport, caught_up)
         assert in_the_view() == counted_from_the_log()
     finally:
