@@ -30,9 +30,17 @@ class RequestNoise(logging.Filter):
     cartlog saying "not now, retry" (a view not caught up with `min_position`, the database
     away: cartlog/outage.py logs that itself), so it becomes a WARNING; a 403 from a
     permission check is a refusal, not a fault, so it keeps its line without the traceback.
+    A request Django finds suspicious (`django.security.*`: a Host not in ALLOWED_HOSTS, a
+    tampered signature, too many fields) is answered 400: the client's doing, often a scanner's,
+    so a WARNING line without the traceback, not an ERROR with one per probe.
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.name.startswith("django.security."):
+            if record.levelno > logging.WARNING:
+                record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.exc_info, record.exc_text = None, None
+            return True
         if record.name != "django.request":
             return True
         status = getattr(record, "status_code", None)

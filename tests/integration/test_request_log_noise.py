@@ -44,3 +44,12 @@ def test_a_staff_page_refused_to_a_shopper_keeps_its_line_without_the_traceback(
     [record] = request_records(caplog)
     assert record.exc_info is None  # Django attached the PermissionDenied's traceback
     assert "Forbidden (Permission denied): /staff/analytics/" in record.getMessage()
+
+
+def test_a_host_not_allowed_is_one_warning_line_without_the_traceback(caplog: pytest.LogCaptureFixture) -> None:
+    """Scanners send any Host: Django answered 400 and logged an ERROR with a traceback for each."""
+    with caplog.at_level(logging.WARNING, logger="django.security"):
+        assert Client().get("/", HTTP_HOST="scanner.example").status_code == 400
+    [record] = [r for r in caplog.records if r.name == "django.security.DisallowedHost"]
+    assert (record.levelno, record.levelname, record.exc_info) == (logging.WARNING, "WARNING", None)
+    assert "Invalid HTTP_HOST header: 'scanner.example'" in record.getMessage()
