@@ -9,6 +9,7 @@ rebuild: the `rebuild:<name>` lease (consumers.lease) sees to it.
 import logging
 import os
 import socket
+import time
 from typing import Any
 
 from django.db import connection, transaction
@@ -33,13 +34,23 @@ class RunMovedError(Exception):
     """The run's checkpoint moved under us: another process works on it."""
 
 
-def take_lease(name: str) -> Lease:
+# A lease its holder has just released can still look held for a moment: on PostgreSQL the
+# lock goes with the holder's session, which the server ends after `release` has returned.
+# A rebuild started right after another of the same view (in one process: a --verify, then
+# the swap) was refused about once in a hundred.
+PATIENCE_SECONDS = 0.5
+
+
+def take_lease(name: str, patience: float = PATIENCE_SECONDS) -> Lease:
     lease = Lease(f"rebuild:{name}")
     if connection.vendor != "postgresql":
         _clear_dead_holder(lease.name)
-    if not lease.acquire():
-        lease.release()  # its session of its own, opened to ask (PostgreSQL), is not left open
-        raise RebuildBusyError(f"a rebuild of {name!r} is running in another process")
+    deadline = time.monotonic() + patience
+    while not lease.acquire():
+        if time.monotonic() >= deadline:
+            lease.release()  # its session of its own, opened to ask (PostgreSQL), is not left open
+            raise RebuildBusyError(f"a rebuild of {name!r} is running in another process")
+        time.sleep(0.02)
     return lease
 
 
