@@ -14,7 +14,7 @@ an accepted claim lets `CheckedOut` carry the discount.
 """
 
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC
 
 from django.db import transaction
 from django.utils import timezone
@@ -24,7 +24,6 @@ from catalog.queries import withdrawn
 from claims import holds, keys
 from claims import services as claims
 from claims.models import ClaimStatus
-from inventory import handler as stock
 from inventory import reservations
 from inventory.errors import OutOfStockError
 from inventory.reservations import Reservation
@@ -165,21 +164,13 @@ def _refuse_short(cart_id: str, short: OutOfStockError, gone: frozenset[str]) ->
     shopper. Returns when they are really short. Read in this order: a reservation leaves the stream
     exactly when its order commits (confirmed) or its checkout fails (released), so if the cart holds
     none here, the other checkout has ended, and the cart read next is checked out, or open and short."""
-    if (until := _held_for(cart_id, short.sku)) is not None:
+    if (until := reservations.held_for_cart(cart_id, short.sku)) is not None:
         raise errors.CheckoutInProgressError(
             f"Another checkout of this cart holds the {short.sku} it needs: it is still being placed, or it failed "
             f"and the units go back by {until.astimezone(UTC):%H:%M:%S} UTC. Check out again in a moment to learn "
             "whether it placed your order."
         ) from short
     decide(handler.load(cart_id), _dry_run(cart_id, gone))  # checked out since: that refusal, not this one
-
-
-def _held_for(cart_id: str, sku: str) -> datetime | None:
-    """When the last of this cart's live reservations of `sku` lapses; None if the cart holds none.
-    A reservation's id is `<cart id>/<random>` (inventory/reservations.py: reserve)."""
-    held = stock.installed().load(sku).held
-    mine = [units.expires_at for reservation, units in held.items() if reservation.startswith(f"{cart_id}/")]
-    return max(mine, default=None)
 
 
 def _in_one_transaction(

@@ -56,6 +56,14 @@ def reserve(lines: Iterable[tuple[str, int]], *, for_cart: str, actor: str) -> R
     return Reservation(reservation, tuple(made))
 
 
+def held_for_cart(cart_id: str, sku: str) -> datetime | None:
+    """When the last of the cart's live reservations of `sku` lapses; None if the cart holds none of
+    it (a reservation's id starts with its cart's: `reserve`)."""
+    held = installed().load(sku).held
+    mine = [units.expires_at for reservation, units in held.items() if reservation.startswith(f"{cart_id}/")]
+    return max(mine, default=None)
+
+
 def confirm(reservation: Reservation, order_id: str, *, actor: str) -> None:
     """In the order's transaction: the reserved units leave the stock (ReservationLostError if the sweep came first)."""
     for sku, _ in reservation.lines:
