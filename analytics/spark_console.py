@@ -2,6 +2,7 @@
 seconds, and none of the JVM's start-up noise (log4j at ERROR through SPARK_CONF_DIR, and the
 JVM's own stderr lines filtered). Nothing here changes what the jobs compute."""
 
+import logging
 import os
 import re
 import sys
@@ -36,6 +37,27 @@ def jvm_stderr_filtered() -> Iterator[None]:
 
     Only when no JVM runs in this process yet: one already running keeps the stderr it has.
     """
+    with _swapped_stderr(_forward):
+        yield
+
+
+@contextmanager
+def jvm_stderr_logged() -> Iterator[None]:
+    """For a process that logs JSON (LOG_FORMAT=json): a JVM started inside the block has its lines logged
+    as records of `spark.<log4j logger>` (or `spark.jvm`), at their log4j level, so the process's log stays
+    one JSON object a line (a Celery worker's, while the pipeline runs).
+
+    This process's own records pass through the same pipe while the block lasts: a line that is a JSON
+    object goes out as it is. Only when no JVM runs in this process yet, as `jvm_stderr_filtered`.
+    """
+    with _swapped_stderr(_log):
+        yield
+
+
+@contextmanager
+def _swapped_stderr(forward: Callable[[int, int], None]) -> Iterator[None]:
+    """This process's stderr (fd 2) is a pipe that `forward` drains until a JVM has started with it (it keeps
+    the pipe for its life), then the screen again: what this process writes itself never waits on that pipe."""
     if SparkContext._gateway is not None:
         yield
         return
@@ -45,12 +67,26 @@ def jvm_stderr_filtered() -> Iterator[None]:
     os.dup2(write_end, 2)
     os.close(write_end)
     # The JVM keeps the pipe for its life (until this process exits): a daemon thread drains it.
-    threading.Thread(target=_forward, args=(read_end, screen), daemon=True, name="jvm-stderr").start()
+    threading.Thread(target=forward, args=(read_end, screen), daemon=True, name="jvm-stderr").start()
+    done, restored = threading.Event(), threading.Lock()
+
+    def restore() -> None:  # at most twice (launched, then the block's end): the same dup2 again is harmless
+        with restored:
+            sys.stderr.flush()
+            os.dup2(screen, 2)  # this process's own stderr is the screen again
+
+    def once_launched() -> None:
+        while not done.wait(0.05):
+            if SparkContext._gateway is not None:  # the JVM is up, with the pipe as its stderr
+                restore()
+                return
+
+    threading.Thread(target=once_launched, daemon=True, name="jvm-stderr-restore").start()
     try:
         yield
     finally:
-        sys.stderr.flush()
-        os.dup2(screen, 2)  # this process's own stderr is the screen again
+        done.set()
+        restore()
 
 
 def _forward(read_end: int, screen: int) -> None:
@@ -58,6 +94,37 @@ def _forward(read_end: int, screen: int) -> None:
         for line in lines:
             if not JVM_NOISE.match(line.decode(errors="replace")):
                 out.write(line)
+
+
+# A log4j line of Spark's pattern layout: "26/11/28 13:42:01 WARN Utils: Your hostname, ...".
+LOG4J_LINE = re.compile(r"^\d\d/\d\d/\d\d \d\d:\d\d:\d\d (?P<level>[A-Z]+) (?P<logger>[\w.$-]+): (?P<message>.*)$")
+LOG4J_LEVELS = {"TRACE": logging.DEBUG, "DEBUG": logging.DEBUG, "INFO": logging.INFO, "WARN": logging.WARNING,
+                "ERROR": logging.ERROR, "FATAL": logging.CRITICAL}  # fmt: skip
+
+
+def jvm_record(line: str) -> tuple[str, int, str] | None:
+    """(logger, level, message) for a line the JVM wrote; None for one of this process's own log records
+    (a JSON object: it passes as it is). The JVM's start-up notes are DEBUG; any other line (a stack
+    trace's) is a WARNING of `spark.jvm`."""
+    if line.startswith("{"):
+        return None
+    if found := LOG4J_LINE.match(line):
+        level = LOG4J_LEVELS.get(found["level"], logging.WARNING)
+        return f"spark.{found['logger']}", level, found["message"]
+    return "spark.jvm", logging.DEBUG if JVM_NOISE.match(line) else logging.WARNING, line
+
+
+def _log(read_end: int, screen: int) -> None:
+    with os.fdopen(read_end, "rb") as lines, os.fdopen(screen, "wb", buffering=0) as out:
+        for raw in lines:
+            line = raw.decode(errors="replace").rstrip("\n")
+            if not line.strip():
+                continue
+            if (record := jvm_record(line)) is None:
+                out.write(raw)
+            else:
+                name, level, message = record
+                logging.getLogger(name).log(level, "%s", message)
 
 
 @contextmanager

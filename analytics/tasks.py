@@ -7,6 +7,7 @@ queue while another ran (its message's `queued_at`, cartlog/celery.py); its resu
 one WARNING line say so.
 """
 
+import contextlib
 import logging
 from dataclasses import asdict, is_dataclass
 from datetime import UTC, datetime
@@ -27,11 +28,14 @@ log = logging.getLogger(__name__)
 def run_analytics(self: Task) -> dict[str, Any]:
     """Archive + Spark jobs + load (`analytics.pipeline.run_all`); beat runs it on a schedule."""
     from .pipeline import run_all  # pyspark and pyarrow only in the process that runs it
+    from .spark_console import jvm_stderr_logged
 
     queued_at = queued_time(getattr(self.request, QUEUED_AT, None))
     asked = {"queued_at": queued_at.isoformat()} if queued_at else {}
+    # Under LOG_FORMAT=json the Spark driver's lines (log4j's pattern, the JVM's notes) become records too.
+    jvm_lines = jvm_stderr_logged() if settings.LOG_FORMAT == "json" else contextlib.nullcontext()
     try:
-        with exclusive_run(queued_at):
+        with exclusive_run(queued_at), jvm_lines:
             return {**summary(run_all()), **asked}
     except PipelineBusyError as busy:
         log.warning("run_analytics skipped: %s", busy)

@@ -6,6 +6,7 @@ operation! Moving all data to a single partition..." each time it planned it, in
 rows are the same; only that logger is quieted, for that known case.
 """
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from uuid import uuid4
@@ -17,6 +18,7 @@ from carts import services
 from carts.handler import Context
 from kernel.principal import Principal
 from tests.integration.test_celery import REDIS, settle, start_worker
+from tests.integration.test_celery_json_logs import SHUTDOWN
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -39,10 +41,17 @@ def orders(count: int) -> None:
     settle()
 
 
-def test_a_pipeline_run_in_a_worker_logs_no_window_partition_warning(catalog: None, tmp_path: Path) -> None:
+@pytest.mark.parametrize("log_format", ["plain", "json"])
+def test_a_pipeline_run_in_a_worker_logs_no_window_partition_warning(
+    catalog: None, tmp_path: Path, log_format: str
+) -> None:
+    """Under LOG_FORMAT=json every line is a JSON object too: the Spark driver's lines were log4j's pattern
+    ("26/11/28 13:42:01 WARN Utils: ...") and the JVM's notes, raw on the worker's stderr."""
     orders(4)
     queue = f"test-worker-log-{uuid4().hex}"
-    worker = start_worker(queue, archive=tmp_path / "archive", var=tmp_path / "var", SPARK_MASTER="local[1]")
+    worker = start_worker(
+        queue, archive=tmp_path / "archive", var=tmp_path / "var", SPARK_MASTER="local[1]", LOG_FORMAT=log_format
+    )
     try:
         client = Celery("test-client", broker=REDIS, backend=REDIS, set_as_current=False)
         result = client.send_task("analytics.tasks.run_analytics", queue=queue).get(timeout=600)
@@ -53,3 +62,8 @@ def test_a_pipeline_run_in_a_worker_logs_no_window_partition_warning(catalog: No
     assert result["rows"]["recommendations"] == 0 and result["events_read"] == 16, output
     assert "Task analytics.tasks.run_analytics" in output  # the worker's log is this one
     assert "No Partition Defined" not in output
+    if log_format == "json":
+        lines = [line for line in output.splitlines() if line.strip() and line.strip() != SHUTDOWN]
+        assert [line for line in lines if not line.startswith("{")] == []
+        records = [json.loads(line) for line in lines]
+        assert any(str(r["logger"]).startswith("spark.") for r in records), output  # the JVM said something
