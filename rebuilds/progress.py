@@ -4,6 +4,7 @@ The run record carries the same numbers (rebuilds.status), so a rebuild in the
 background or in a Celery worker is visible without a terminal.
 """
 
+import time
 from typing import Protocol
 
 from rich.console import Console
@@ -35,9 +36,14 @@ class Silent:
 
 
 class Bar:
-    """A rich progress bar on stderr: position of head, events done, events/s, time left."""
+    """A rich progress bar on stderr: position of head, events done, events/s, time left.
 
-    def __init__(self, console: Console | None = None) -> None:
+    Not on a terminal (`> rebuild.log 2>&1`, a container's log) rich draws the bar only when it
+    stops, so a rebuild of minutes said nothing until its end: there it prints the same numbers
+    as a line every `every` seconds instead."""
+
+    def __init__(self, console: Console | None = None, every: float = 10.0) -> None:
+        self.every, self.said_at = every, time.monotonic()
         self.progress = RichProgress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -63,6 +69,18 @@ class Bar:
             completed = max(run.position, scanned)
             total = max(completed, self.progress.tasks[0].total or 0)
             self.progress.update(self.task, completed=completed, total=total, done=run.events_done, rate=run.rate)
+            if not self.progress.console.is_terminal and time.monotonic() - self.said_at >= self.every:
+                self.said_at = time.monotonic()
+                self.progress.console.print(line(run, completed, total))
 
     def close(self) -> None:
         self.progress.stop()
+
+
+def line(run: RebuildRun, completed: float, total: float) -> str:
+    """The bar's numbers as one line of a log."""
+    left = f", about {round((total - completed) / run.rate)} s left" if run.rate > 0 else ""
+    return (
+        f"rebuild {run.projection}: position {completed:,.0f}/{total:,.0f}, {run.events_done:,} events,"
+        f" {run.rate:,.0f} events/s{left}"
+    )
