@@ -189,9 +189,15 @@ class CommandHandler:
     def _guess(self, command: c.CartCommand, context: Context) -> CartState | None:
         if starts_unread(command, context):
             return initial_state(command.cart_id)
-        if self.last_written is None or context.expected_version is not None:
-            return None  # a pinned version is checked against what the log holds
-        return self.last_written.get(command.cart_id)
+        if self.last_written is None:
+            return None
+        remembered = self.last_written.get(command.cart_id)
+        pinned = context.expected_version
+        if pinned is not None and (remembered is None or remembered.version != pinned):
+            return None  # a pinned version this process did not write last is checked against what the log holds
+        # Pinned to the version this process wrote last (a client's If-Match, every checkout): the append
+        # checks that version, so the guess is as good as a read, and the read is saved.
+        return remembered
 
     def _handle_once(self, command: c.CartCommand, context: Context, command_id: str | None) -> Outcome:
         return self._decide_against(self.load(command.cart_id), command, context, command_id)
