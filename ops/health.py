@@ -1,6 +1,10 @@
-"""Readiness checks: the database, the broker when one is configured, every consumer's heartbeat.
+"""Readiness checks: the database, the Kafka broker when one is configured, every consumer's heartbeat.
 
-Each check returns None when fine, else the problem in a sentence.
+Each check returns None when fine, else the problem in a sentence. Only the database decides
+whether a web process is ready (`SERVES`): the shop takes orders and answers its cart pages
+without the broker (no request sends to it) and without the consumers (their views lag); a
+restart of `run_consumers` must not take every web instance out of a load balancer. The other
+two are reported beside it, for the operator.
 """
 
 from confluent_kafka import KafkaException
@@ -24,9 +28,9 @@ def database() -> str | None:
     return None
 
 
-def broker() -> str | None:
+def kafka() -> str | None:
     if not settings.KAFKA_BOOTSTRAP_SERVERS:
-        return None  # the table transport: no broker to wait for
+        return None  # the table transport: no broker to wait for (Celery's broker is not checked here)
     try:
         AdminClient(config.common()).list_topics(timeout=BROKER_TIMEOUT_SECONDS)
     except KafkaException as error:
@@ -50,12 +54,13 @@ def consumers() -> str | None:
     )
 
 
-CHECKS = {"database": database, "broker": broker, "consumers": consumers}
+CHECKS = {"database": database, "kafka": kafka, "consumers": consumers}
+SERVES = ("database",)  # the checks a web process cannot serve without
 
 
 def readiness() -> dict[str, str | None]:
     """Each check's problem (None: fine); the consumers are not asked when the database is away."""
     results: dict[str, str | None] = {"database": database()}
-    results["broker"] = broker()
+    results["kafka"] = kafka()
     results["consumers"] = "database unavailable" if results["database"] else consumers()
     return results

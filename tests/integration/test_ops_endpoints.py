@@ -66,17 +66,20 @@ def beat_all(age: timedelta) -> None:
         )
 
 
-def test_ready_is_503_while_a_consumers_heartbeat_is_stale_and_200_when_fresh() -> None:
+def test_ready_stays_200_and_says_degraded_while_a_consumers_heartbeat_is_stale() -> None:
+    """A restart of run_consumers (heartbeats stale for a while) took every web instance out of a load
+    balancer (503), though the shop still takes orders: only the database decides readiness now."""
     client = Client()
     beat_all(timedelta(seconds=1))
     response = client.get("/health/ready")
     assert response.status_code == 200, response.json()
-    assert response.json() == {"status": "ok", "checks": {"database": "ok", "broker": "ok", "consumers": "ok"}}
+    assert response.json() == {"status": "ok", "checks": {"database": "ok", "kafka": "not used", "consumers": "ok"}}
 
     stale = registry.all_consumers()[0].name
     Heartbeat.objects.filter(name=stale).update(beat_at=timezone.now() - timedelta(minutes=5))
     response = client.get("/health/ready")
-    assert response.status_code == 503
+    assert response.status_code == 200
+    assert response.json()["status"] == "degraded"
     assert stale in response.json()["checks"]["consumers"]
 
 

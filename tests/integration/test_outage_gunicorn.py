@@ -168,6 +168,9 @@ def test_every_worker_answers_503_while_postgres_is_down_and_succeeds_first_time
     assert_unavailable(outage)
     assert_unavailable([gunicorn.get("/api/carts", "token", {"Authorization": "Token 0123456789abcdef"})])
     assert time.monotonic() - killed < 10  # refused at once, not after a hang
+    # Out of a load balancer's rotation: readiness is the database's (ops/health.py: SERVES).
+    ready = gunicorn.get("/health/ready", "ready-down")
+    assert (ready.status, json.loads(ready.body)["status"]) == (503, "unavailable")
     served = gunicorn.until_every_worker_served("down", workers)
     assert all(set(statuses) == {503} for statuses in served.values()), served
 
@@ -176,6 +179,7 @@ def test_every_worker_answers_503_while_postgres_is_down_and_succeeds_first_time
     began = time.monotonic()
     served = gunicorn.until_every_worker_served("back", workers)
     assert all(statuses == [200] * len(statuses) for statuses in served.values()), served
+    assert gunicorn.get("/health/ready", "ready-back").status == 200
     print(
         f"\nrecovery: postgres restart {restarted:.2f}s / {restarted_again:.2f}s;"
         f" every worker answered 200 within {first_ok:.2f}s / {time.monotonic() - began:.2f}s of it being up"
