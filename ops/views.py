@@ -31,7 +31,7 @@ def ready(request: HttpRequest) -> JsonResponse:
     checks = health.readiness()
     serves = not any(checks[name] for name in health.SERVES)
     status = "unavailable" if not serves else "degraded" if any(checks.values()) else "ok"
-    body = {"status": status, "checks": {name: problem or "ok" for name, problem in checks.items()}}
+    said = {name: problem or "ok" for name, problem in checks.items()}
     if not settings.KAFKA_BOOTSTRAP_SERVERS:
-        body["checks"]["kafka"] = "not used"  # the table transport (Celery's broker is not a check here)
-    return JsonResponse(body, status=200 if serves else 503)
+        said["kafka"] = "not used"  # the table transport (Celery's broker is not a check here)
+    return JsonResponse({"status": status, "checks": said}, status=200 if serves else 503)
