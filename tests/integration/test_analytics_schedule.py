@@ -57,9 +57,12 @@ def test_runs_queued_while_a_run_is_in_progress_are_skipped_or_expire_not_run_af
     redis.Redis.from_url(BROKER).delete(QUEUE)
     worker_log, beat_log = tmp_path / "worker.log", tmp_path / "beat.log"
     archive, var = tmp_path / "archive", tmp_path / "var"
-    env = {"ANALYTICS_INTERVAL_SECONDS": "3", "SPARK_MASTER": "local[1]"}
-    worker = start_worker(QUEUE, archive=archive, var=var, broker=BROKER, log=worker_log, **env)
-    beat = start_beat(tmp_path / "beat-schedule", archive=archive, var=var, broker=BROKER, log=beat_log, **env)
+    every_3_s = {"ANALYTICS_INTERVAL_SECONDS": "3", "SPARK_MASTER": "local[1]"}
+    worker = start_worker(QUEUE, archive=archive, var=var, broker=BROKER, log=worker_log, **every_3_s)
+    beat = start_beat(
+        tmp_path / "beat-schedule", archive=archive, var=var, broker=BROKER, log=beat_log,
+        ANALYTICS_INTERVAL_SECONDS="3", SPARK_MASTER="local[1]",
+    )  # fmt: skip
     client = Celery("test-client", broker=BROKER, backend=BROKER, set_as_current=False)
     full: list[dict[str, object]] = []
     try:
