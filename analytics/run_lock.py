@@ -37,7 +37,7 @@ class PipelineBusyError(Exception):
 def exclusive_run(queued_at: datetime | None = None) -> Iterator[None]:
     """Hold the pipeline lock for the block; PipelineBusyError at once if another run holds it or, for a run
     asked for at `queued_at`, if the read tables were loaded since."""
-    lease = Lease(NAME, ttl=float(settings.ANALYTICS_HARD_TIME_LIMIT))
+    lease = Lease(NAME, ttl=float(settings.ANALYTICS_HARD_TIME_LIMIT), waits=False)
     if not lease.acquire():
         raise PipelineBusyError("another analytics pipeline run is in progress; this one is skipped")
     try:

@@ -58,9 +58,12 @@ def _is_postgresql() -> bool:
 
 
 class Lease:
-    def __init__(self, name: str, ttl: float | None = None) -> None:
+    def __init__(self, name: str, ttl: float | None = None, *, waits: bool = True) -> None:
         self.name = name
         self.ttl = settings.CONSUMER_LEASE_SECONDS if ttl is None else ttl
+        # False for a caller that gives up when the lease is held (a rebuild, an analytics run): its own
+        # error says so, and "stands by until it is free" would not be true.
+        self.waits = waits
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{id(self)}"
         self.held = False
         self.standing_by = False  # told the log that another process holds it
@@ -71,13 +74,19 @@ class Lease:
 
         Raises when the database cannot be reached (the caller backs off and retries).
         """
+        was = self.held
         held = self._acquire_lock() if _is_postgresql() else self._acquire_row()
-        if held != self.held:
-            log.info("lease %s %s by pid %d", self.name, "acquired" if held else "LOST", os.getpid())
-        elif not held and not self.standing_by:
+        lost = was and not held
+        if held and not was:
+            log.info("lease %s acquired by pid %d", self.name, os.getpid())
+        elif lost and not _is_postgresql():  # PostgreSQL's loss is told by _acquire_lock, with its cause
+            log.info("lease %s LOST by pid %d", self.name, os.getpid())
+        elif not held and not lost and not self.standing_by and self.waits:
             # Said once: a second `run_relay` (or a hot spare) printed "started" and then nothing, idle.
             log.info("lease %s is held by another process; pid %d stands by until it is free", self.name, os.getpid())
-        self.standing_by = not held
+        # Just lost (its session ended: a database restart, a cut connection): nobody is known to hold it,
+        # so the next refusal, if any, is the one that says another process does.
+        self.standing_by = not held and not lost
         self.held = held
         return held
 
@@ -95,7 +104,12 @@ class Lease:
         """Give the lease up (best effort: a dead session or a lapsed row frees it anyway)."""
         try:
             if _is_postgresql():
-                self._drop_connection()  # closing the session frees its advisory locks
+                if self.held and self._conn is not None and not self._conn.closed:
+                    # Freed now, not when the server has ended the closed session: a lease taken again
+                    # right after (a --verify, then the swap) was refused now and then.
+                    with contextlib.suppress(psycopg.Error):
+                        self._conn.execute("SELECT pg_advisory_unlock(%s)", [lock_key(self.name)])
+                self._drop_connection()  # closing the session frees its advisory locks anyway
             elif self.held:
                 LeaseRow.objects.filter(name=self.name, holder=self.holder).delete()
         except Exception:

@@ -42,7 +42,7 @@ PATIENCE_SECONDS = 0.5
 
 
 def take_lease(name: str, patience: float = PATIENCE_SECONDS) -> Lease:
-    lease = Lease(f"rebuild:{name}")
+    lease = Lease(f"rebuild:{name}", waits=False)
     if connection.vendor != "postgresql":
         _clear_dead_holder(lease.name)
     deadline = time.monotonic() + patience
