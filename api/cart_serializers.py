@@ -1,12 +1,12 @@
 """Small input and output serializers for the cart endpoints (no logic here)."""
 
-from decimal import Decimal
 from typing import Any
 
 from rest_framework import serializers
 
 from carts import shipping
 from carts.decider import CartState, CartStatus
+from carts.document import cart_document
 from catalog.queries import product_names
 
 
@@ -139,63 +139,9 @@ class EventOutput(serializers.Serializer):
         return {**super().get_fields(), "data": serializers.JSONField()}
 
 
-def cart_data(state: CartState) -> dict[str, Any]:
-    """The cart document every cart endpoint answers with (docs/api.md), product names joined from the catalog."""
-    names = product_names([line.sku for line in state.lines])
-    items = [
-        {
-            "sku": line.sku,
-            "name": names.get(line.sku, line.sku),
-            "quantity": line.quantity,
-            "unit_price": line.unit_price,
-            "line_total": line.line_total,
-        }
-        for line in state.lines
-    ]
-    return {
-        "id": state.cart_id,
-        "status": state.status,
-        "items": items,
-        "subtotal": state.subtotal,
-        "discount": state.discount,
-        "total": state.total,
-        "coupon": state.coupon,
-        "order_id": state.order_id,
-        "version": state.version,
-    }
-
-
-def money(value: Decimal) -> str:
-    """An amount as the API writes it: a string with two decimals, as DRF's DecimalField writes it
-    (formatting rounds half to even, as its quantize does; one step instead of two)."""
-    return f"{value:.2f}"
-
-
 def cart_body(state: CartState) -> dict[str, Any]:
-    """`CartOutput(cart_data(state)).data` without the serializer: DRF builds a serializer's fields
-    anew for every response, which cost about a millisecond, the largest part of a cart request's
-    Python (docs/round-trips.md). Written in one pass; the amounts are the decider's
-    (`CartState.subtotal`, `total`). Only the amounts change form; a test keeps it equal to the
-    serializer's."""
-    names = product_names([line.sku for line in state.lines])
-    items = [
-        {
-            "sku": line.sku,
-            "name": names.get(line.sku, line.sku),
-            "quantity": line.quantity,
-            "unit_price": money(line.unit_price),
-            "line_total": money(line.line_total),
-        }
-        for line in state.lines
-    ]
-    return {
-        "id": state.cart_id,
-        "status": state.status.value,
-        "items": items,
-        "subtotal": money(state.subtotal),
-        "discount": money(state.discount),
-        "total": money(state.total),
-        "coupon": state.coupon,
-        "order_id": state.order_id,
-        "version": state.version,
-    }
+    """The cart document (carts/document.py) with the catalog's product names, as every cart endpoint
+    answers. Written without the serializer: DRF builds a serializer's fields anew for every response,
+    which cost about a millisecond, the largest part of a cart request's Python (docs/round-trips.md);
+    a test keeps it equal to what `CartOutput` writes."""
+    return cart_document(state, product_names([line.sku for line in state.lines]))

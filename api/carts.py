@@ -31,7 +31,6 @@ from .cart_serializers import (
     OrderOutput,
     QuantityInput,
     cart_body,
-    cart_data,
     plain_add_item,
 )
 from .freshness import POSITION
@@ -348,7 +347,7 @@ class CheckoutView(LeanAPIView):
 
 
 def order_response(outcome: Outcome) -> Response:
-    cart = cart_data(outcome.state)
+    cart = cart_body(outcome.state)
     position = last_position(outcome)
     body = PlacedOrderOutput(
         {

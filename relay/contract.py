@@ -23,6 +23,7 @@ from django.utils.dateparse import parse_datetime
 from orjson import Fragment
 
 from carts.decider import CartState
+from carts.document import cart_document
 from eventlog.records import RecordedEvent
 from eventlog.registry import find, upcast
 from eventlog.stores.sql import parse_timestamp
@@ -172,26 +173,6 @@ def _when(text: str) -> Any:
 
 
 def cart_state(state: CartState, names: Mapping[str, str]) -> bytes:
-    """The `cart-state` value of a cart; `names` are the products' names by SKU."""
-    items = [
-        {
-            "sku": line.sku,
-            "name": names.get(line.sku, line.sku),
-            "quantity": line.quantity,
-            "unit_price": line.unit_price,
-            "line_total": line.line_total,
-        }
-        for line in state.lines
-    ]
-    document = {
-        "id": state.cart_id,
-        "status": state.status,
-        "items": items,
-        "subtotal": state.subtotal,
-        "discount": state.discount,
-        "total": state.total,
-        "coupon": state.coupon,
-        "order_id": state.order_id,
-        "version": state.version,
-    }
-    return json.dumps(document, cls=DjangoJSONEncoder).encode()
+    """The `cart-state` value of a cart: the cart document the API answers with (carts/document.py);
+    `names` are the products' names by SKU."""
+    return json.dumps(cart_document(state, names)).encode()

