@@ -354,9 +354,19 @@ LOGGING = {
         "json": {"()": "ops.logs.JsonFormatter"},
     },
     # LOG_FORMAT=json: one JSON object per line (ops/logs.py), for a log shipper.
-    # RequestNoise: an expected 503 is a WARNING, a 403 has no traceback (ops/logs.py).
-    "filters": {"request_noise": {"()": "ops.logs.RequestNoise"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["request_noise"]}},
+    # RequestNoise: an expected 503 is a WARNING, a 403 has no traceback; TaskOutageNoise: a Celery task failed
+    # by a database outage is one WARNING line (ops/logs.py).
+    "filters": {
+        "request_noise": {"()": "ops.logs.RequestNoise"},
+        "task_outage_noise": {"()": "ops.logs.TaskOutageNoise"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["request_noise", "task_outage_noise"],
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     # py4j (PySpark's bridge to the JVM) says INFO for every connection it opens and closes.
     # librdkafka (relay/config.py: LIBRDKAFKA_LOG) says INFO for housekeeping ("Purging 1 unserved events").

@@ -4,6 +4,8 @@ import json
 import logging
 from datetime import UTC, datetime
 
+from django.db import InterfaceError, OperationalError
+
 # The attributes every LogRecord has; anything else was passed in `extra=` and is kept.
 _STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
 
@@ -48,4 +50,23 @@ class RequestNoise(logging.Filter):
             record.levelno, record.levelname = logging.WARNING, "WARNING"
         elif status == 403 and record.exc_info:
             record.exc_info, record.exc_text = None, None
+        return True
+
+
+class TaskOutageNoise(logging.Filter):
+    """A Celery task that failed because the database was away, at the weight of what happened.
+
+    Celery logs a failed task at ERROR with its traceback ("Task ... raised unexpected:
+    OperationalError(...)"). The sweeps beat runs every minute (coupon holds, stock
+    reservations) fail so through a database outage and simply run again at the next
+    tick: one WARNING line each, not a 5 KB traceback a minute. Any other failure keeps
+    its ERROR and traceback.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.name == "celery.app.trace" and record.exc_info:
+            error = record.exc_info[1]
+            if isinstance(error, OperationalError | InterfaceError) and record.levelno > logging.WARNING:
+                record.levelno, record.levelname = logging.WARNING, "WARNING"
+                record.exc_info, record.exc_text = None, None
         return True

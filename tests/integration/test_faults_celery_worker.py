@@ -5,6 +5,7 @@ which runs the analytics pipeline and rebuilds)."""
 import shutil
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,7 @@ from uuid import uuid4
 
 import pytest
 from celery import Celery
+from celery.result import AsyncResult
 from kombu import Connection
 from kombu.common import ignore_errors
 
@@ -144,3 +146,37 @@ def stop_redis(process: subprocess.Popen[bytes]) -> None:
     if process.poll() is None:
         process.kill()
         process.wait(timeout=10)
+
+
+def test_a_sweep_failed_by_a_database_outage_is_one_warning_line_in_the_workers_log(
+    catalog: None, tmp_path: Path
+) -> None:
+    """Beat runs the sweeps every minute; through an outage each failed with an ERROR and a 5 KB traceback
+    (ops/logs.py: TaskOutageNoise). It runs again at the next tick, so one WARNING line says enough."""
+    queue, log = f"test-sweep-outage-{uuid4().hex}", tmp_path / "worker.log"
+    worker = start_worker(queue, archive=tmp_path / "archive", var=tmp_path / "var", broker=SHARED_REDIS, log=log)
+    client = Celery("test-client", broker=SHARED_REDIS, backend=SHARED_REDIS, set_as_current=False)
+    try:
+        assert client.send_task("claims.tasks.expire_coupon_holds", queue=queue).get(timeout=90) == []
+        sent: list[AsyncResult] = []
+
+        def send_during_the_outage() -> None:
+            time.sleep(1.0)  # the worker's connection cut by then, and no new one allowed
+            sent.append(client.send_task("claims.tasks.expire_coupon_holds", queue=queue))
+
+        sender = threading.Thread(target=send_during_the_outage)
+        sender.start()
+        outage(8.0)  # here: it needs this test's own session, the one it does not cut
+        sender.join()
+        [failed] = sent
+        failed.get(timeout=60, propagate=False)
+        assert failed.state == "FAILURE"
+        assert client.send_task("claims.tasks.expire_coupon_holds", queue=queue).get(timeout=60) == []  # back
+    finally:
+        client.close()
+        worker.terminate()
+        worker.wait(timeout=30)
+    text = log.read_text()
+    [said] = [line for line in text.splitlines() if "raised unexpected" in line]
+    assert " WARNING celery.app.trace: " in said and "OperationalError" in said, said
+    assert "Traceback" not in text, text[-3000:]
