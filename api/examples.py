@@ -180,6 +180,13 @@ CHECKOUT = [
         "Reservation expired",
         "The units of TEA-003 set aside for this checkout were released before the order was placed; check out again.",
     ),
+    refusal(
+        409,
+        "Checkout in progress",
+        "Another checkout of this cart holds the TEA-003 it needs: it is still being placed, or it failed and the "
+        "units go back by 10:20:00 UTC. Check out again in a moment to learn whether it placed your order.",
+    ),
+    refusal(409, "Cart is busy", "The cart kept changing while it was being checked out; try again."),
     STALE,
     KEY_REUSED,
     refusal(
