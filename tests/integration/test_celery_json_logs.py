@@ -7,6 +7,7 @@ runs as docs/deployment.md says for JSON, `celery -q beat`.
 """
 
 import json
+import time
 from pathlib import Path
 from uuid import uuid4
 
@@ -43,6 +44,11 @@ def test_a_worker_and_beat_under_log_format_json_write_json_lines(catalog: None,
     try:
         client = Celery("test-client", broker=REDIS, backend=REDIS, set_as_current=False)
         summary = client.send_task("analytics.tasks.archive_events", queue=queue).get(timeout=90)
+        # Stopped while still starting (importing its result backend), beat's exit handler fails with a
+        # traceback of its own: wait for its first line ("beat: Starting...") on a loaded machine.
+        deadline = time.monotonic() + 60
+        while '"celery.beat"' not in beat_log.read_text() and time.monotonic() < deadline and beat.poll() is None:
+            time.sleep(0.2)
     finally:
         beat.terminate()
         beat.wait(timeout=30)
