@@ -1,4 +1,4 @@
-"""Fixtures of the HTTP-level tests of the REST API."""
+"""Fixtures of the HTTP-level tests: the REST API's schema, and the shop served live for the browser tests."""
 
 from typing import Any
 
@@ -13,3 +13,12 @@ def schema(django_db_blocker: Any) -> dict[str, Any]:
         response = APIClient().get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
     assert response.status_code == 200
     return dict(response.json())
+
+
+@pytest.fixture
+def shop(live_server: Any, seeded_catalog: None, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The shop served by a live server, with the demo catalog; its address."""
+    # Playwright's sync API keeps an event loop on this thread; the ORM calls made
+    # here (fixtures, consumers' setup) are still plain synchronous code.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    return str(live_server.url)

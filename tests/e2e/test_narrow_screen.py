@@ -4,7 +4,6 @@ fit with nothing scrolling sideways at all, not even inside a box: their tables
 stack each row as a card."""
 
 from decimal import Decimal
-from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -21,11 +20,11 @@ PAGES = ["/", "/products/COF-001/", "/cart/", "/checkout/", "/orders/", "/staff/
 
 
 @pytest.fixture
-def shop(live_server: Any, seeded_catalog: None, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+def shop(shop: str) -> str:
+    """The live shop (tests/e2e/conftest.py), with a staff account and wide analytics figures."""
     get_user_model().objects.create_superuser(username="staffer", password="a-long-secret-9")
     spark_rows()
-    return str(live_server.url)
+    return shop
 
 
 def spark_rows() -> None:

@@ -5,31 +5,19 @@ session expired while a page was open (htmx must show the error page, not drop t
 """
 
 import re
-from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 from tests.e2e.browser.chromium import shopper_page
+from tests.e2e.browser.shopping import add
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 # What the keyboard focus is on: tag, id and the start of its text.
 FOCUSED = """() => { const e = document.activeElement;
     return `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''} ${e.textContent.trim().slice(0, 80)}` }"""
-
-
-@pytest.fixture
-def shop(live_server: Any, seeded_catalog: None, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    return str(live_server.url)
-
-
-def add(page: Page, shop: str, sku: str, name: str) -> None:
-    page.goto(f"{shop}/products/{sku}/")
-    page.get_by_role("button", name="Add to cart").click()
-    expect(page.get_by_role("main").get_by_text(f"Added 1 x {name} to your cart.")).to_be_visible()
 
 
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "nojs"])

@@ -6,7 +6,6 @@ version whose state matches the API's ?at_version=.
 """
 
 import re
-from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -15,14 +14,6 @@ from tests.claim_helpers import claim_consumers_running
 from tests.e2e.browser.chromium import Recorder, chromium
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def shop(live_server: Any, seeded_catalog: None, monkeypatch: pytest.MonkeyPatch) -> str:
-    # Playwright's sync API keeps an event loop on this thread; the ORM calls made
-    # here (fixtures, consumers' setup) are still plain synchronous code.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    return str(live_server.url)
 
 
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "nojs"])

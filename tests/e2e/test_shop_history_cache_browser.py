@@ -6,8 +6,6 @@ and Back drew it from there: after a log-out, or Forget me, the browser showed a
 shopper's pages again without asking the server. Now nothing is stored and Back asks the server.
 """
 
-from typing import Any
-
 import pytest
 from playwright.sync_api import expect
 
@@ -16,12 +14,6 @@ from tests.e2e.browser.chromium import shopper_page
 pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 STORED = "() => [sessionStorage.getItem('htmx-history-cache'), localStorage.getItem('htmx-history-cache')]"
-
-
-@pytest.fixture
-def shop(live_server: Any, seeded_catalog: None, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    return str(live_server.url)
 
 
 def test_stepping_through_the_history_stores_no_copy_of_a_page_and_back_asks_the_server(shop: str) -> None:

@@ -5,12 +5,12 @@ twice), and a keyboard shopper's focus stays where it was.
 """
 
 import re
-from typing import Any
 
 import pytest
-from playwright.sync_api import Page, Route, expect
+from playwright.sync_api import Route, expect
 
 from tests.e2e.browser.chromium import shopper_page
+from tests.e2e.browser.shopping import add
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -18,18 +18,6 @@ BEANS = "Ethiopian Yirgacheffe Beans 250g"
 # Remembers the live region's element, then tells whether the page still has that very element.
 KEEP_REGION = "() => { window.regionBefore = document.getElementById('live-region') }"
 SAME_REGION = "() => window.regionBefore !== null && document.getElementById('live-region') === window.regionBefore"
-
-
-@pytest.fixture
-def shop(live_server: Any, seeded_catalog: None, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    return str(live_server.url)
-
-
-def add(page: Page, shop: str, sku: str, name: str) -> None:
-    page.goto(f"{shop}/products/{sku}/")
-    page.get_by_role("button", name="Add to cart").click()
-    expect(page.get_by_role("main").get_by_text(f"Added 1 x {name} to your cart.")).to_be_visible()
 
 
 def test_what_an_update_did_is_said_in_a_live_region_that_outlives_every_swap(shop: str) -> None:

@@ -3,8 +3,6 @@ is at least 24 x 24 CSS px (WCAG 2.2, 2.5.8 Target Size (Minimum)): a product's 
 catalog was 20 px tall, a link in small print (the cart history's API links, "the same in the
 API") 15 px, a link in a line of text 19 px."""
 
-from typing import Any
-
 import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Page, ViewportSize, expect
@@ -27,10 +25,10 @@ TARGETS = """() => [...document.querySelectorAll(
 
 
 @pytest.fixture
-def shop(live_server: Any, seeded_catalog: None, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+def shop(shop: str) -> str:
+    """The live shop (tests/e2e/conftest.py), with a customer to log in as."""
     get_user_model().objects.create_user(username="thumb", password="a-long-secret-9")
-    return str(live_server.url)
+    return shop
 
 
 def too_small(page: Page) -> list[str]:
