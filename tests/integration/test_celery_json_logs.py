@@ -39,15 +39,17 @@ def test_a_worker_and_beat_under_log_format_json_write_json_lines(catalog: None,
     worker_log, beat_log = tmp_path / "worker.log", tmp_path / "beat.log"
     worker = start_worker(queue, archive=archive, var=var, log=worker_log, LOG_FORMAT="json")
     beat = start_beat(
-        tmp_path / "schedule", archive=archive, var=var, broker=BEAT_BROKER, log=beat_log, quiet=True, LOG_FORMAT="json"
-    )
+        tmp_path / "schedule", archive=archive, var=var, broker=BEAT_BROKER, log=beat_log, quiet=True,
+        LOG_FORMAT="json", ANALYTICS_INTERVAL_SECONDS="1",
+    )  # fmt: skip
     try:
         client = Celery("test-client", broker=REDIS, backend=REDIS, set_as_current=False)
         summary = client.send_task("analytics.tasks.archive_events", queue=queue).get(timeout=90)
-        # Stopped while still starting (importing its result backend), beat's exit handler fails with a
-        # traceback of its own: wait for its first line ("beat: Starting...") on a loaded machine.
+        # Stopped while still setting up its scheduler (importing the result backend), beat's exit handler
+        # fails with a traceback of its own: wait until it has sent a task (every second here), which it
+        # does only once its scheduler is set up.
         deadline = time.monotonic() + 60
-        while '"celery.beat"' not in beat_log.read_text() and time.monotonic() < deadline and beat.poll() is None:
+        while "Sending due task" not in beat_log.read_text() and time.monotonic() < deadline and beat.poll() is None:
             time.sleep(0.2)
     finally:
         beat.terminate()
