@@ -16,8 +16,8 @@ docs/adr/0005-rebuilding-projections.md):
   transactions. We lock its table, take the last events gap-safe, rename, and
   record the shadow's position as the consumer's in the same commit, on either
   transport (rebuilds.live_position): the consumer continues exactly where the
-  shadow stopped. On the table transport a batch it fetched from the old
-  checkpoint fails its compare-and-set and is fetched again.
+  shadow stopped. A batch it fetched before fails its compare-and-set (the
+  checkpoint, or on Kafka a partition's progress) and is fetched again.
 
 `--verify` brings the live side to the shadow's position inside a savepoint
 (the events its consumer has not applied yet), compares, and rolls that back:
@@ -45,20 +45,13 @@ def is_inline(projection: Projection) -> bool:
 
 def swap(run: RebuildRun, projection: Projection) -> int:
     """Take the last events into the shadow and put it live; return the position it holds."""
-    if not is_inline(projection) and live_position.read(projection).transport == live_position.KAFKA:
-        live_position.wait_for_kafka_consumer(projection, run.position)
     with transaction.atomic(), _holding_writers(projection, mode="ACCESS EXCLUSIVE") as log:
-        live = None if is_inline(projection) else live_position.read(projection)
-        read = _read_rest(log, run.position, projection)
-        kafka = live is not None and live.transport == live_position.KAFKA
-        # On Kafka: up to what its consumer applied, partition by partition; it applies the rest itself, once.
-        events = [event for event in read if live.holds(event)] if live is not None and kafka else read
+        events = _read_rest(log, run.position, projection)
         position = _apply(projection, events, run.position, run.shadow_table)
         shadow.swap(projection.TABLE, run.shadow_table)
         store.announce(projection.CATEGORIES)  # read caches of this view (kernel/fresh_cache.py) drop it at commit
-        if live is not None:
-            position = _prefix(live, read, run.position)
-            live_position.record_swapped(projection, live, position)
+        if not is_inline(projection):
+            live_position.record_everything_up_to(projection, position)
         code_versions.record(projection, run)
         runs.set_status(run, RunStatus.SWAPPED, position=position, events_done=run.events_done + len(events))
     return position
@@ -83,17 +76,6 @@ def compare(run: RebuildRun, projection: Projection) -> tuple[list[verify.RowDif
         status = RunStatus.DIFFERS if differences else RunStatus.VERIFIED
         runs.set_status(run, status, position=position, events_done=done, differences=len(differences))
     return differences, position
-
-
-def _prefix(live: live_position.LivePosition, read: list[RecordedEvent], after: int) -> int:
-    """The position up to which the new table holds every event: `after`, then the events read
-    (in order) for as long as each of them went in."""
-    position = after
-    for event in read:
-        if live.transport == live_position.KAFKA and not live.holds(event):
-            break
-        position = event.position
-    return position
 
 
 @contextmanager

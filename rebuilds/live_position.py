@@ -4,45 +4,36 @@ On the table transport the consumer keeps one position (`projection_checkpoint`)
 on Kafka, one per topic partition (`consumer_kafka_progress`: the highest
 position applied from that partition; partitions interleave, so the table can
 hold an event of one partition and lack an earlier one of another). A rebuild
-needs both directions:
+uses them both ways:
 
 * `--verify` asks which events the live table lacks, to compare both sides at
   one position without writing the live table (rebuilds.finish: compare);
-* the swap (rebuilds.finish) puts in a table whose events its consumer's
-  records must describe. On the table transport the new table holds every
-  event up to P, recorded as the checkpoint: a batch the consumer fetched
-  before fails its compare-and-set and is fetched again. On Kafka nothing
-  refuses such a batch (its progress is saved without a compare-and-set), so
-  the swap first lets a running consumer apply everything up to the shadow's
-  position (`wait_for_kafka_consumer`), then fills the shadow, partition by
-  partition, up to exactly what the consumer recorded, and leaves its records
-  as they are: a batch in its hands holds only later events, which it applies
-  to the new table once. A partition recorded below the new table's prefix
-  (the consumer stopped, or slower than the wait) is raised to it.
+* the swap (rebuilds.finish) puts in a table that holds every event up to P,
+  and records P for the consumer: the checkpoint, and on Kafka every partition
+  of the view's topics. A batch the consumer fetched before fails its
+  compare-and-set and is fetched again, and then drops what is at or below P,
+  on either transport.
 
 Which record describes the live table is what the consumer's last heartbeat
 says (`consumer_heartbeat.transport`); without one, the record that exists.
 """
 
-import logging
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Model, Value
+from django.db.models.functions import Greatest
 
-from consumers import heartbeat
 from consumers.models import Checkpoint, Heartbeat, KafkaProgress
 from eventlog.records import RecordedEvent
 from projections.registry import Projection
 from relay import config
-from relay.kafka_transport import covered
 from relay.topics import partition_for
 
-log = logging.getLogger(__name__)
-
 TABLE, KAFKA = "table", "kafka"
-WAIT_SECONDS = 30.0  # a running consumer applies what the shadow holds well within this
 
 
 def transport_of(heartbeat: str | None, checkpoint: bool, kafka_rows: bool, kafka_configured: bool) -> str | None:
@@ -95,45 +86,30 @@ def read(projection: Projection) -> LivePosition:
 
 
 def record_everything_up_to(projection: Projection, position: int) -> None:
-    """The live table now holds exactly the events up to `position`: say so in the consumer's records."""
-    Checkpoint.objects.update_or_create(name=projection.NAME, defaults={"position": position})
+    """The live table now holds every event up to `position`: say so in the consumer's records.
+
+    Called with the live table locked. A record already past `position` stays where it is: only a
+    batch that wrote no row could have moved it there meanwhile (one that writes waits for the
+    lock), so the new table holds what that batch did as much as the old one did.
+    """
+    _raise(Checkpoint, {"name": projection.NAME}, position)
     kept = set(KafkaProgress.objects.filter(consumer=projection.NAME).values_list("topic", "partition"))
     if not kept and not settings.KAFKA_BOOTSTRAP_SERVERS:
         return  # never on Kafka
     for topic, partition in sorted(kept | _every_partition(projection)):
-        KafkaProgress.objects.update_or_create(
-            consumer=projection.NAME, topic=topic, partition=partition, defaults={"position": position}
-        )
+        _raise(KafkaProgress, {"consumer": projection.NAME, "topic": topic, "partition": partition}, position)
 
 
-def record_swapped(projection: Projection, live: LivePosition, prefix: int) -> None:
-    """After the swap: the new table holds every event up to `prefix` and, on Kafka, each
-    partition's events up to what `live` recorded for it (see the module doc)."""
-    if live.transport != KAFKA:
-        record_everything_up_to(projection, prefix)
+def _raise(model: type[Model], key: dict[str, Any], position: int) -> None:
+    """Raise the record `key` names to `position`, or make it there: an insert that loses to the
+    consumer's own (its first batch) gives way to the update, in a savepoint."""
+    if model._default_manager.filter(**key).update(position=Greatest("position", Value(position))):
         return
-    Checkpoint.objects.update_or_create(name=projection.NAME, defaults={"position": prefix})
-    for (topic, partition), applied in sorted(live.partitions.items()):
-        if applied < prefix:
-            KafkaProgress.objects.update_or_create(
-                consumer=projection.NAME, topic=topic, partition=partition, defaults={"position": prefix}
-            )
-
-
-def wait_for_kafka_consumer(projection: Projection, position: int, timeout: float = WAIT_SECONDS) -> bool:
-    """Until the view's Kafka consumer has applied every event up to `position`; False at once when it is
-    not running (no fresh heartbeat), or after `timeout` seconds. Reads only, outside any transaction."""
-    deadline = time.monotonic() + timeout
-    while covered(projection.NAME) < position:
-        if not heartbeat.running(projection.NAME)[0] or time.monotonic() > deadline:
-            log.info(
-                "%s: its Kafka consumer has not applied up to %d; its progress is raised there",
-                projection.NAME,
-                position,
-            )
-            return False
-        time.sleep(0.1)
-    return True
+    try:
+        with transaction.atomic():
+            model._default_manager.create(**key, position=position)
+    except IntegrityError:
+        model._default_manager.filter(**key).update(position=Greatest("position", Value(position)))
 
 
 def _every_partition(projection: Projection) -> set[tuple[str, int]]:

@@ -8,9 +8,9 @@ shadow took them were applied again after the swap (counted twice); --verify
 wrote those events into the live view twice, though it swaps nothing.
 
 A batch the consumer fetched before the swap and writes after it (blocked on
-the swap's lock meanwhile) must be applied once: Kafka progress is saved
-without a compare-and-set, so nothing refuses it; the swap leaves the
-consumer's records alone and gives the new table exactly what they say.
+the swap's lock meanwhile) must be applied once: the swap records the new
+table's position for every partition, and the batch's compare-and-set of its
+progress refuses it; fetched again, it drops what the new table holds.
 
 The expected counts are the log's own, counted in SQL: ItemAdded events per
 SKU, and units in CheckedOut lines per SKU.
@@ -149,6 +149,8 @@ def test_a_batch_the_kafka_consumer_holds_across_the_swap_is_applied_once(seeded
         while not (batch := transport.fetch(NAME, consumer.categories, 1000)).events:
             assert time.monotonic() < deadline, "the consumer fetched nothing"
 
+        refused: list[bool] = []
+
         def write_the_batch_once_the_swap_holds_the_table() -> None:
             try:
                 deadline = time.monotonic() + 30
@@ -159,7 +161,7 @@ def test_a_batch_the_kafka_consumer_holds_across_the_swap_is_applied_once(seeded
                     consumer.handle(batch.events)
                     batch.commit()
             except CheckpointMovedError:
-                pass  # refused and rolled back; process_batch fetches again, as drain_until does below
+                refused.append(True)  # rolled back; process_batch fetches again, as drain_until does below
             finally:
                 connection.close()
 
@@ -169,6 +171,7 @@ def test_a_batch_the_kafka_consumer_holds_across_the_swap_is_applied_once(seeded
         writer.join(timeout=60)
 
         assert not writer.is_alive()
+        assert refused == [True]  # its partitions' progress moved under it: the swap recorded the new table's
         drain_until(consumer, transport, caught_up)
         assert in_the_view() == counted_from_the_log()
     finally:
