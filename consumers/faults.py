@@ -33,7 +33,7 @@ class Fault(StrEnum):
     DUPLICATE = "duplicate"  # its next batch is handed out twice (fires once)
     RELAY = "relay"  # the relay stops: nothing new reaches Kafka
     VALIDATOR = "validator"  # the claim validator pauses: sign-ups wait
-    HOLD = "hold"  # an order is appended and its transaction held open (lab/holder.py)
+    HOLD = "hold"  # an item is added to the lab's own cart and its transaction held open (lab/holder.py)
 
 
 class LabCrashError(Exception):
