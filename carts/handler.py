@@ -215,8 +215,8 @@ class CommandHandler:
     ) -> Outcome:
         new_events = decide(state, command)
         if not new_events:
-            # Nothing changes (a quantity set to what it is): nothing is written, not even an
-            # idempotency record (`handle` looks for one a first send may have written).
+            # Nothing changes (a quantity set to what it is): nothing is appended, so no record goes with an
+            # append (`handle` looks for one a first send may have written, and records a keyed one on its own).
             return Outcome(state=state)
         new_state = fold(state, new_events)
         to_append = to_log(new_events, command, context, command_id)
