@@ -6,12 +6,15 @@
 
   // The one polite live region (templates/base.html). It sits outside <main> so no swap, not even
   // an error page's, replaces it: a screen reader only speaks a region it already knew of.
+  // Nothing to say empties it: words left from an earlier change are not what this one did.
+  let saying = null;
   function say(text) {
     const region = document.getElementById("live-region");
-    if (!region || !text) return;
+    if (!region) return;
     // Emptied first and filled a moment later, so the same words twice in a row are said twice.
+    window.clearTimeout(saying);
     region.textContent = "";
-    window.setTimeout(() => { region.textContent = text; }, 100);
+    if (text) saying = window.setTimeout(() => { region.textContent = text; }, 100);
   }
 
   function words(element) {
@@ -19,12 +22,15 @@
   }
 
   // What a swapped-in part says happened: its [data-announce] messages and field errors; an error
-  // page that replaced <main> is named by its heading.
-  function whatHappened(swapped, failed) {
-    const parts = [...swapped.querySelectorAll("[data-announce]")].map(words).filter(Boolean);
+  // page that replaced <main> is named by its heading. Leaving out what the focus is on: a screen
+  // reader reads the element the focus lands on (a removed line's message, an error page's heading),
+  // and the region saying it too had it spoken twice.
+  function whatHappened(swapped, failed, focused) {
+    const unread = (element) => !(focused && focused.contains(element));
+    const parts = [...swapped.querySelectorAll("[data-announce]")].filter(unread).map(words).filter(Boolean);
     if (parts.length === 0 && failed) {
       const heading = swapped.querySelector("h1");
-      if (heading) parts.push(words(heading));
+      if (heading && unread(heading)) parts.push(words(heading));
     }
     return parts.join(" ");
   }
@@ -52,7 +58,6 @@
   document.addEventListener("htmx:afterSettle", (event) => {
     const swapped = event.target;
     if (!(swapped instanceof Element) || swapped.id === "cart-count") return;  // the header's count, out of band
-    say(whatHappened(swapped, event.detail.failed));
     const active = document.activeElement;
     if (focusAfterSwap && (!active || active === document.body)) {
       const field = document.getElementById(focusAfterSwap);
@@ -65,6 +70,9 @@
       heading.setAttribute("tabindex", "-1");
       heading.focus();
     }
+    // Said once the focus has settled (htmx's autofocus included), so the region knows what it reads.
+    const focused = document.activeElement === document.body ? null : document.activeElement;
+    say(whatHappened(swapped, event.detail.failed, focused));
   });
 
   // No answer at all (the network is down, the server unreachable): nothing is swapped, so say so,
