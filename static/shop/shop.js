@@ -92,4 +92,38 @@
   }
   document.addEventListener("htmx:sendError", unreachable);
   document.addEventListener("htmx:timeout", unreachable);
+
+  // A select whose choice loads a page part (the cart history's version, [data-load-on-pick]). A
+  // closed select changes its value, and fires change, on every arrow key: loading on change made a
+  // keyboard shopper wait for a load per version stepped past. So keys only step, and Enter sends
+  // the form (its button still does, as without JavaScript); a pick from the open list, by pointer,
+  // touch or a screen reader's own list, fires change once and loads at once. Not on blur: Tab to the
+  // form's own button, or back to Previous, would load under the shopper's feet.
+  const STEPS = new Set(["ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Home", "End", "PageUp", "PageDown"]);
+  function steps(event) {
+    if (event.altKey || event.ctrlKey || event.metaKey) return false;  // Alt+ArrowDown opens the list
+    return STEPS.has(event.key) || (event.key.length === 1 && event.key !== " ");  // letters: type-ahead
+  }
+  let stepped = null;  // the select the keyboard last moved, so its change is a step and not a pick
+  function picker(target) {
+    return target instanceof HTMLSelectElement && target.matches("[data-load-on-pick]") ? target : null;
+  }
+  document.addEventListener("keydown", (event) => {
+    const select = picker(event.target);
+    if (!select) return;
+    if (event.key === "Enter" && select.form) {
+      event.preventDefault();
+      stepped = null;
+      select.form.requestSubmit();
+    } else if (steps(event)) {
+      stepped = select;
+    }
+  });
+  document.addEventListener("pointerdown", (event) => {
+    if (picker(event.target)) stepped = null;
+  });
+  document.addEventListener("change", (event) => {
+    const select = picker(event.target);
+    if (select && select !== stepped && select.form) select.form.requestSubmit();
+  });
 })();

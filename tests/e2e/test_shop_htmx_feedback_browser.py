@@ -200,3 +200,34 @@ def test_a_removed_line_is_said_once_by_the_message_that_takes_the_focus(shop: s
         expect(page.locator("#messages .notice")).to_be_focused()
         page.wait_for_timeout(500)  # the region is filled 100 ms after a swap
         assert page.evaluate(SAID) == {"focus": "Removed Pour-Over Dripper from your cart.", "region": ""}
+
+
+def test_arrow_keys_on_the_version_select_step_without_loading_and_enter_loads(shop: str) -> None:
+    """A closed select changes its value (and fires change) on every arrow key: loading on change made a
+    keyboard shopper wait for a page per version stepped past. A pick with the pointer still loads at once."""
+    with shopper_page() as page:
+        add(page, shop, "COF-001", BEANS)
+        add(page, shop, "KIT-001", "Pour-Over Dripper")
+        page.goto(shop + "/cart/history/")
+        expect(page.locator("#state-version")).to_have_text("3")
+        loads: list[str] = []
+        page.on("request", lambda request: loads.append(request.url) if "/history/" in request.url else None)
+
+        version = page.get_by_label("Version", exact=True)
+        version.focus()
+        page.keyboard.press("ArrowUp")
+        page.keyboard.press("ArrowUp")
+        expect(version).to_have_value("1")
+        page.wait_for_timeout(500)
+        assert loads == []
+        expect(page.locator("#state-version")).to_have_text("3")
+
+        page.keyboard.press("Enter")
+        expect(page.locator("#state-version")).to_have_text("1")
+        expect(page.locator("#live-region")).to_have_text("State at version 1 of 3")
+        expect(page.get_by_label("Version", exact=True)).to_be_focused()
+        assert len(loads) == 1 and loads[0].endswith("/history/?version=1")
+
+        page.get_by_label("Version", exact=True).select_option("2")  # as a pick from the list: one change, no key
+        expect(page.locator("#state-version")).to_have_text("2")
+        assert len(loads) == 2 and loads[1].endswith("/history/?version=2")
