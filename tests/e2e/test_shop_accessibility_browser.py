@@ -32,6 +32,9 @@ def test_after_removing_a_line_with_the_keyboard_the_focus_is_on_what_happened(s
         # Not the top of the page (htmx's swap took the focused button away; before, the focus fell to <body>).
         expect(page.locator("#messages .notice")).to_be_focused()
         assert page.evaluate(FOCUSED) == "p Removed Pour-Over Dripper from your cart."
+        # Chromium focuses the new autofocus element itself; htmx focuses it again when the swap settles
+        # (20 ms on): a Tab in between was taken back (1 run in 6 failed on the next line on a busy machine).
+        expect(page.locator("#cart")).not_to_have_class(re.compile(r"\bhtmx-settling\b"))
         page.keyboard.press("Tab")  # the next stop is the cart's first line, not the skip link
         expect(page.get_by_role("link", name="Ethiopian Yirgacheffe Beans 250g")).to_be_focused()
         page.keyboard.press("Tab")
