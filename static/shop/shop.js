@@ -23,10 +23,12 @@
 
   // What a swapped-in part says happened: its [data-announce] messages and field errors; an error
   // page that replaced <main> is named by its heading. Leaving out what the focus is on: a screen
-  // reader reads the element the focus lands on (a removed line's message, an error page's heading),
-  // and the region saying it too had it spoken twice.
+  // reader reads the element the focus lands on (a removed line's message, an error page's heading)
+  // and the description it names (a wrong field's error, aria-describedby), and the region saying
+  // it too had it spoken twice.
   function whatHappened(swapped, failed, focused) {
-    const unread = (element) => !(focused && focused.contains(element));
+    const described = new Set(((focused && focused.getAttribute("aria-describedby")) || "").split(/\s+/));
+    const unread = (element) => !(focused && focused.contains(element)) && !(element.id && described.has(element.id));
     const parts = [...swapped.querySelectorAll("[data-announce]")].filter(unread).map(words).filter(Boolean);
     if (parts.length === 0 && failed) {
       const heading = swapped.querySelector("h1");

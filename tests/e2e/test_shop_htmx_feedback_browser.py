@@ -202,6 +202,24 @@ def test_a_removed_line_is_said_once_by_the_message_that_takes_the_focus(shop: s
         assert page.evaluate(SAID) == {"focus": "Removed Pour-Over Dripper from your cart.", "region": ""}
 
 
+def test_a_wrong_quantity_is_said_once_by_the_field_that_takes_the_focus(shop: str) -> None:
+    """A refused quantity puts the focus in its field, whose description (aria-describedby) is the
+    error: a screen reader says it as the focus lands, so the live region leaves it out."""
+    with shopper_page() as page:
+        add(page, shop, "COF-001", BEANS)
+        page.goto(shop + "/cart/")
+        quantity = page.get_by_label(f"Quantity of {BEANS}")
+        quantity.evaluate("field => field.removeAttribute('max')")  # the shop's own check, not the browser's
+        quantity.fill("100")
+        quantity.press("Enter")
+        refused = page.get_by_label(f"Quantity of {BEANS}")
+        expect(refused).to_have_attribute("aria-invalid", "true")
+        expect(refused).to_be_focused()
+        expect(refused).to_have_accessible_description("Quantity must be between 0 and 99.")
+        page.wait_for_timeout(500)  # the region is filled 100 ms after a swap
+        expect(page.locator("#live-region")).to_have_text("")
+
+
 def test_arrow_keys_on_the_version_select_step_without_loading_and_enter_loads(shop: str) -> None:
     """A closed select changes its value (and fires change) on every arrow key: loading on change made a
     keyboard shopper wait for a page per version stepped past. A pick with the pointer still loads at once."""
