@@ -111,7 +111,7 @@ def travel_back_in_history(page: Page, shop: str, shots: Recorder, javascript: b
     # htmx binds the new stepper's "change" listener as it settles the swapped content: let it finish.
     page.wait_for_function("() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')")
     page.get_by_label("Version", exact=True).select_option("3")
-    if not javascript:  # with JavaScript, choosing a version loads it (htmx, on change)
+    if not javascript:  # with JavaScript, a pick from the list (one change, no arrow key) loads it
         page.get_by_role("button", name="Show").click()
     expect(page.locator("#state-version")).to_have_text("3")
     shots.shot("history-v3")
