@@ -257,6 +257,7 @@ LIST_PROJECTIONS = [
             "lag_seconds": 0.0,
             "running": True,
             "waiting": None,
+            "failing": None,
             "rebuild": None,
         },
     ),
