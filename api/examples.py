@@ -12,6 +12,8 @@ from drf_spectacular.utils import OpenApiExample
 from .problems import problem as problem_body
 
 CART_ID = "0af92b3b-8d8b-403c-9e09-ebb1cbe8d261"
+ORDER_ID = "5b0f3c2e-9d4a-4c1b-8e7f-2a6d1c0b9e83"  # a checkout's order id is a UUID too
+COMMAND_ID = "e3b14c9a-6f0d-4b8e-a2c7-91d5f0e6b3a4"
 
 
 def request(name: str, value: Any, description: str = "") -> OpenApiExample:
@@ -22,10 +24,13 @@ def response(name: str, value: Any, status: int = 200) -> OpenApiExample:
     return OpenApiExample(name, value=value, response_only=True, status_codes=[str(status)])
 
 
-def refusal(status: int, title: str, detail: str, errors: dict[str, list[str]] | None = None) -> OpenApiExample:
-    """A problem document exactly as `api.problems` sends it."""
+def refusal(
+    status: int, title: str, detail: str, errors: dict[str, list[str]] | None = None, name: str = ""
+) -> OpenApiExample:
+    """A problem document exactly as `api.problems` sends it; `name` tells apart two of one status and title
+    (the document keys examples by name, and the second would replace the first)."""
     return OpenApiExample(
-        f"{status} {title}",
+        name or f"{status} {title}",
         value=problem_body(status, title, detail, errors),
         response_only=True,
         status_codes=[str(status)],
@@ -38,20 +43,26 @@ EMPTY_CART: dict[str, Any] = {"id": CART_ID, "status": "open", "items": [], "sub
                               "total": "0.00", "coupon": None, "order_id": None, "version": 1}  # fmt: skip
 CART = {**EMPTY_CART, "items": [ITEM], "subtotal": "25.00", "total": "25.00", "version": 2}
 CHECKED_OUT = {**CART, "status": "checked_out", "discount": "2.50", "total": "22.50", "coupon": "WELCOME10",
-               "order_id": "ord-7c1e4a", "version": 3}  # fmt: skip
-ORDER = {"order_id": "ord-7c1e4a", "subtotal": "25.00", "discount": "2.50", "total": "22.50", "coupon": "WELCOME10",
-         "lines": [ITEM], "cart": CHECKED_OUT}  # fmt: skip
+               "order_id": ORDER_ID, "version": 3}  # fmt: skip
+ORDER = {"order_id": ORDER_ID, "subtotal": "25.00", "discount": "2.50", "total": "22.50", "coupon": "WELCOME10",
+         "lines": [ITEM], "cart": CHECKED_OUT, "position": 45}  # fmt: skip
+# A command's answer is the cart plus `position`, the log position of its last event on the cart's stream
+# (the Cartlog-Position header): 41 started the cart, 42 is the ItemAdded of EVENT below.
+STARTED = {**EMPTY_CART, "position": 41}
+ADDED = {**CART, "position": 42}
 EVENT = {"position": 42, "event_id": "5d0c7f3e-2f1b-4a53-9d0e-6c1f0b9e8a11", "stream_id": f"cart-{CART_ID}",
          "version": 2, "type": "ItemAdded", "schema_version": 1,
          "data": {"sku": "COF-001", "quantity": 2, "unit_price": "12.50"},
-         "metadata": {"actor": "user:7", "correlation_id": None}, "occurred_at": "2026-03-02T10:15:00Z",
+         "metadata": {"actor": "user:7", "command": "AddToCart", "command_id": COMMAND_ID, "causation_id": None,
+                      "correlation_id": COMMAND_ID},
+         "occurred_at": "2026-03-02T10:15:00Z",
          "recorded_at": "2026-03-02T10:15:00.012Z"}  # fmt: skip
 PRODUCT = {"sku": "COF-001", "name": "Ethiopian Yirgacheffe Beans 250g", "description": "Floral, citrus, light roast.",
            "category": "Coffee & Tea", "price": "12.50", "active": True, "stock": 42,
            "also_bought": [{"sku": "KIT-001", "name": "Pour-Over Dripper", "price": "24.00", "support": 0.12,
                             "confidence": 0.4, "lift": 2.1}]}  # fmt: skip
 CLAIM = {"claim_id": "3f6d2c1a-8b7e-4f0a-9c5d-2e1b0a9f8c7d", "kind": "username", "key": "alice", "status": "accepted",
-         "reason": "", "requested_position": 40, "decided_position": 41}  # fmt: skip
+         "reason": "first claim while free", "requested_position": 40, "decided_position": 41}  # fmt: skip
 
 NOT_AUTHENTICATED = refusal(401, "Not authenticated", "Authentication credentials were not provided.")
 NOT_STAFF = refusal(403, "Forbidden", "You do not have permission to perform this action.")
@@ -81,7 +92,7 @@ COMMAND_REFUSALS = [NOT_AUTHENTICATED, NO_CART, CHECKED_OUT_409, STALE, KEY_REUS
 
 
 # One list per operation (its operation_id in capitals): request, success, then each refusal.
-START_CART = [response("Started", EMPTY_CART, 201), BAD_HEADER, NOT_AUTHENTICATED, KEY_REUSED]
+START_CART = [response("Started", STARTED, 201), BAD_HEADER, NOT_AUTHENTICATED, KEY_REUSED]
 GET_CART = [
     response("A cart", CART),
     refusal(
@@ -102,7 +113,7 @@ LIST_CART_EVENTS = [
 ]  # fmt: skip
 ADD_TO_CART = [
     request("Two bags of beans", {"sku": "COF-001", "quantity": 2}),
-    response("Added", CART),
+    response("Added", ADDED),
     refusal(
         400,
         "Invalid quantity",
@@ -121,6 +132,7 @@ UPDATE_CART_QUANTITY = [
             "subtotal": "37.50",
             "total": "37.50",
             "version": 3,
+            "position": 43,
         },
     ),
     refusal(
@@ -136,7 +148,7 @@ UPDATE_CART_QUANTITY = [
     KEY_REUSED,
 ]
 REMOVE_FROM_CART = [
-    response("Removed", {**EMPTY_CART, "version": 3}),
+    response("Removed", {**EMPTY_CART, "version": 3, "position": 43}),
     BAD_HEADER,
     NOT_AUTHENTICATED,
     refusal(404, "Item not in cart", "KIT-001 is not in this cart."),
@@ -203,7 +215,7 @@ SIGN_UP = [
         "This password is too short. It must contain at least 8 characters.",
         {"password": ["This password is too short. It must contain at least 8 characters."]},
     ),
-    refusal(409, "Username taken", "That username is taken."),
+    refusal(409, "Username taken", "The username 'alice' is already taken."),
     TOO_MANY,
 ]
 LOGIN_TOKEN = [
@@ -221,13 +233,15 @@ GET_PRODUCT = [
 ]
 GET_CLAIM = [response("Accepted", CLAIM), refusal(404, "Claim not found", "There is no claim with this id.")]
 LIST_ORDERS = [
-    response("Newest first", {"order_id": "ord-7c1e4a", "cart_id": CART_ID, "lines": [{k: ITEM[k] for k in
+    response("Newest first", {"order_id": ORDER_ID, "cart_id": CART_ID, "lines": [{k: ITEM[k] for k in
               ("sku", "quantity", "unit_price", "line_total")}], "subtotal": "25.00", "discount": "2.50",
               "total": "22.50", "coupon": "WELCOME10", "checked_out_at": "2026-03-02T10:20:00Z", "position": 1842,
               "shipping": {"name": "Ada Lovelace", "email": "ada@example.org",
                            "address": "12 St James's Square, London"}}),
     NOT_AUTHENTICATED,
-    refusal(404, "Not found", "Invalid cursor"),
+    refusal(400, "Invalid input", "Some fields of the request are invalid; see errors.",
+            {"cursor": ["cursor must be one this endpoint gave in a `next` or `previous` link."]},
+            name="400 Invalid cursor"),
     *MIN_POSITION_REFUSALS,
 ]  # fmt: skip
 LIST_PROJECTIONS = [
@@ -243,6 +257,7 @@ LIST_PROJECTIONS = [
             "lag_seconds": 0.0,
             "running": True,
             "waiting": None,
+            "failing": None,
             "rebuild": None,
         },
     ),

@@ -64,6 +64,15 @@ class NewestFirst(CursorPagination):
     max_page_size = 100
     invalid_cursor = "cursor must be one this endpoint gave in a `next` or `previous` link."
 
+    def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        """DRF's, with this endpoint's own links as examples (DRF's are another API's) and both
+        links always present: null at either end of the list."""
+        paginated = super().get_paginated_response_schema(schema)
+        paginated["required"] = ["next", "previous", "results"]
+        paginated["properties"]["next"]["example"] = "https://shop.example.org/api/orders?cursor=cD0xODIy"
+        paginated["properties"]["previous"]["example"] = None
+        return paginated
+
     def decode_cursor(self, request: Request) -> Cursor | None:
         """DRF's cursor, refused with a 400 naming `cursor` unless its position is a log position.
 

@@ -35,6 +35,11 @@ class ProjectionStatusOutput(serializers.Serializer):
         help_text="a consumer that writes in batches (the archiver): what its next write waits for, "
         "'waiting for N events or <time> UTC' (N more events, or the first one delivered after that time)",
     )
+    failing = serializers.CharField(
+        allow_null=True,
+        help_text="while its batches fail and are retried: the last error and since when, "
+        "'<error> (since <time> UTC)'; null once a batch succeeds",
+    )
     rebuild = serializers.JSONField(allow_null=True, help_text="code/live versions and the latest rebuild run")
 
 

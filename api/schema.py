@@ -74,18 +74,59 @@ def problem_json_for_errors(result: dict[str, Any], **kwargs: Any) -> dict[str, 
 def input_refusals_documented(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """Postprocessing hook: an operation that reads a path, query or header value can answer 400,
     whatever its view declares: the input guard (api/input_guard.py) refuses a NUL byte or an
-    over-long value before any view runs. Found by the fuzzer (tests/integration/test_api_fuzz.py)."""
-    example = {
-        "summary": "400 Invalid input",
-        "value": problems.problem(400, "Invalid input", "q holds a NUL byte.", {"q": ["q holds a NUL byte."]}),
-    }
-    content = {"schema": {"$ref": PROBLEM_REF}, "examples": {"InvalidInput": example}}
-    refused = {"description": "A path, query or header value with a NUL byte, or too long",
-               "content": {"application/problem+json": content}}  # fmt: skip
+    over-long value before any view runs. Found by the fuzzer (tests/integration/test_api_fuzz.py).
+    The example names the operation's own first parameter, as the guard names the value it refused."""
     for operations in result.get("paths", {}).values():
         for operation in operations.values():
-            if operation.get("parameters"):
-                operation.setdefault("responses", {}).setdefault("400", refused)
+            if not operation.get("parameters"):
+                continue
+            name = operation["parameters"][0]["name"]
+            detail = f"{name} holds a NUL byte."
+            example = {
+                "summary": "400 Invalid input",
+                "value": problems.problem(400, "Invalid input", detail, {name: [detail]}),
+            }
+            content = {"schema": {"$ref": PROBLEM_REF}, "examples": {"InvalidInput": example}}
+            refused = {"description": "A path, query or header value with a NUL byte, or too long",
+                       "content": {"application/problem+json": content}}  # fmt: skip
+            operation.setdefault("responses", {}).setdefault("400", refused)
+    return result
+
+
+RETRY_AFTER = {
+    "schema": {"type": "integer", "minimum": 0},
+    "description": "Seconds to wait before sending the request again.",
+}
+CHECKOUT_IN_PROGRESS_RETRY_AFTER = {
+    **RETRY_AFTER,
+    "description": "With `checkout-in-progress` only: seconds to wait before sending the checkout again.",
+}
+
+
+def retry_after(operation_id: str, status: str) -> dict[str, Any] | None:
+    """The Retry-After an answer carries: every 429 (the throttles) and 503 (kernel.errors.UnavailableError,
+    and the database outage of cartlog/outage.py), and the checkout's 409 when another checkout runs."""
+    if status in ("429", "503"):
+        return RETRY_AFTER
+    return CHECKOUT_IN_PROGRESS_RETRY_AFTER if (operation_id, status) == ("checkout", "409") else None
+
+
+def retry_after_documented(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """Postprocessing hook: the Retry-After header on the answers that send it (api/problems.py:
+    domain_problem, the throttles), and Cartlog-Position on a 503 of a view that did not cover
+    min_position (api/freshness.py: ViewBehindError sends the position it covers there too)."""
+    from api.freshness import POSITION  # imported here: api.freshness builds on this module
+
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            responses = operation.get("responses", {})
+            for status, response in responses.items():
+                if (header := retry_after(operation.get("operationId", ""), status)) is not None:
+                    response.setdefault("headers", {})["Retry-After"] = header
+            waits = any(parameter["name"] == "min_position" for parameter in operation.get("parameters", []))
+            covers = responses.get("200", {}).get("headers", {}).get(POSITION)
+            if waits and covers is not None and "503" in responses:
+                responses["503"].setdefault("headers", {})[POSITION] = covers
     return result
 
 

@@ -233,6 +233,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "api.schema.problem_json_for_errors",  # refusals are served as application/problem+json
         "api.schema.input_refusals_documented",  # the input guard's 400, on every operation with parameters
+        "api.schema.retry_after_documented",  # Retry-After on every 429 and 503, and a view's position on its 503
         "api.schema.links_between_operations",  # a started cart's id leads to its operations (OpenAPI links)
     ],
     # A cart's status appears in several outputs (a cart, a command's answer): one enum for all.

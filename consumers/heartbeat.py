@@ -3,8 +3,10 @@
 import os
 import time
 from collections.abc import Sequence
+from datetime import datetime
 
 from django.conf import settings
+from django.db.models.functions import Coalesce, Now
 from django.utils import timezone
 
 from .models import Heartbeat
@@ -20,6 +22,23 @@ def beat(name: str, transport: str) -> None:
         name=name, defaults={"transport": transport, "beat_at": timezone.now(), "pid": os.getpid()}
     )
     _last[name] = now  # only once written: a beat lost to an outage is tried again at once
+
+
+def failing(name: str, error: str) -> None:
+    """A consumer whose batch failed says why, until one succeeds (`recovered`): it keeps beating
+    through a failure that repeats (an archive folder of another log, a bug in a projection), and
+    only this tells it from one that works (GET /api/projections, /health/ready, /metrics)."""
+    Heartbeat.objects.filter(name=name).update(failing=error[:500], failing_since=Coalesce("failing_since", Now()))
+
+
+def recovered(name: str) -> None:
+    Heartbeat.objects.filter(name=name).update(failing="", failing_since=None)
+
+
+def failures(names: Sequence[str]) -> dict[str, tuple[str, datetime | None]]:
+    """{name: (its last error, failing since)} of those of `names` whose batches fail."""
+    rows = Heartbeat.objects.filter(name__in=names).exclude(failing="")
+    return {name: (error, since) for name, error, since in rows.values_list("name", "failing", "failing_since")}
 
 
 def running(name: str) -> tuple[bool, str | None]:

@@ -62,6 +62,9 @@ class Heartbeat(models.Model):
     transport = models.CharField(max_length=20)
     beat_at = models.DateTimeField()
     pid = models.IntegerField()
+    # While its batches fail: the last error in a line, and since when (a beating consumer is not a working one).
+    failing = models.TextField(blank=True, default="")
+    failing_since = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         db_table = "consumer_heartbeat"

@@ -120,6 +120,7 @@ class Worker:
     stop: threading.Event
     idle_seconds: float = field(default_factory=lambda: settings.CONSUMER_POLL_SECONDS)
     backoff: Backoff = field(default_factory=Backoff)
+    said_failing: bool = False  # its heartbeat says its batches fail (heartbeat.failing)
 
     def __call__(self) -> None:
         log.info("consumer %s started", self.consumer.name)
@@ -134,6 +135,9 @@ class Worker:
                         lease = Lease(f"consumer:{self.consumer.name}") if transport.name == "table" else None
                         log.info("consumer %s on the %s transport", self.consumer.name, transport.name)
                     self._step(transport, lease)
+                    if self.said_failing:  # in the try: the database may be away again
+                        heartbeat.recovered(self.consumer.name)
+                        self.said_failing = False
                 except Exception as error:
                     if is_fatal(error):
                         raise
@@ -178,6 +182,10 @@ class Worker:
             log.warning("consumer %s: %s: %s; retrying in %.1fs", name, type(error).__name__, _line(error), pause)
         else:
             log.exception("consumer %s: batch failed; retrying in %.1fs", name, pause)
+        if not isinstance(error, LeaseLostError):  # standing by is not failing
+            # Said where the operator looks; with the database away this write fails too, quietly.
+            _quietly(lambda: heartbeat.failing(name, f"{type(error).__name__}: {_line(error)}"))
+            self.said_failing = True
         _quietly(connection.close)  # a broken connection is replaced on the next turn
         self.stop.wait(pause)
 

@@ -55,7 +55,8 @@ def overview(inline_names: Sequence[str], async_names: Sequence[str]) -> list[di
 def _inline(name: str, head: int) -> dict[str, Any]:
     # Written in the command's own transaction: never behind what is committed.
     return {"name": name, "kind": "inline projection", "transport": "inline", "checkpoint": head,
-            "head": head, "lag_events": 0, "lag_seconds": 0.0, "running": True, "waiting": None}  # fmt: skip
+            "head": head, "lag_events": 0, "lag_seconds": 0.0, "running": True, "waiting": None,
+            "failing": None}  # fmt: skip
 
 
 def _row(name: str, kind: str, categories: Sequence[str], consumer: object, head: int, default: str) -> dict[str, Any]:
@@ -71,7 +72,16 @@ def _row(name: str, kind: str, categories: Sequence[str], consumer: object, head
     lag_events, lag_seconds = lag(lag_from, categories)
     return {"name": name, "kind": kind, "transport": transport, "checkpoint": position, "head": head,
             "lag_events": lag_events, "lag_seconds": lag_seconds, "running": running,
-            "waiting": None if waiting is None else str(waiting)}  # fmt: skip
+            "waiting": None if waiting is None else str(waiting), "failing": _failing(name)}  # fmt: skip
+
+
+def _failing(name: str) -> str | None:
+    """'<error> (since <time> UTC)' while its batches fail (consumers.heartbeat.failing), else None."""
+    found = heartbeat.failures([name]).get(name)
+    if found is None:
+        return None
+    error, since = found
+    return error if since is None else f"{error} (since {since.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC)"
 
 
 def lag(position: int, categories: Sequence[str] = ()) -> tuple[int, float]:

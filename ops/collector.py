@@ -45,6 +45,9 @@ class LogCollector(Collector):
             "cartlog_consumer_lag_seconds", "How long the oldest unapplied event has waited.", labels=labels
         )
         running = GaugeMetricFamily("cartlog_consumer_up", "1 when its heartbeat is fresh.", labels=labels)
+        failing = GaugeMetricFamily(
+            "cartlog_consumer_failing", "1 while its batches fail and are retried.", labels=labels
+        )
         head = GaugeMetricFamily("cartlog_log_head_position", "The last committed log position.")
         backlog = GaugeMetricFamily("cartlog_relay_backlog_events", "Committed events the relay has not sent.")
         for row in rows:
@@ -53,10 +56,11 @@ class LogCollector(Collector):
             lag_events.add_metric(key, row["lag_events"])
             lag_seconds.add_metric(key, row["lag_seconds"])
             running.add_metric(key, 1 if row["running"] else 0)
+            failing.add_metric(key, 1 if row["failing"] else 0)
             if row["name"] == RELAY:
                 backlog.add_metric([], row["lag_events"])
         head.add_metric([], rows[0]["head"] if rows else 0)
-        yield from (position, lag_events, lag_seconds, running, head, backlog)
+        yield from (position, lag_events, lag_seconds, running, failing, head, backlog)
         yield claim_decisions()
         yield from analytics_freshness()
 

@@ -1,4 +1,5 @@
-"""Readiness checks: the database, the Kafka broker when one is configured, every consumer's heartbeat.
+"""Readiness checks: the database, the Kafka broker when one is configured, every consumer's heartbeat
+and whether its batches fail.
 
 Each check returns None when fine, else the problem in a sentence. Only the database decides
 whether a web process is ready (`SERVES`): the shop takes orders and answers its cart pages
@@ -45,13 +46,13 @@ def consumers() -> str | None:
         names += registry.processes()
     try:
         silent = heartbeat.silent(names)
+        failing = heartbeat.failures(names)
     except DatabaseError as error:
         return f"heartbeats: {error}"
-    return (
-        f"no heartbeat in the last {settings.CONSUMER_STALE_AFTER_SECONDS:.0f}s from: {', '.join(silent)}"
-        if silent
-        else None
-    )
+    stale = settings.CONSUMER_STALE_AFTER_SECONDS
+    problems = [f"no heartbeat in the last {stale:.0f}s from: {', '.join(silent)}"] if silent else []
+    problems += [f"{name} failing: {error}" for name, (error, _) in sorted(failing.items())]
+    return "; ".join(problems) or None
 
 
 CHECKS = {"database": database, "kafka": kafka, "consumers": consumers}

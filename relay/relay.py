@@ -195,6 +195,8 @@ class Relay:
             while not stop.is_set():
                 try:
                     sent = self._turn(lease, stop)
+                    if failing_since is not None:  # in the try: the database may be away again
+                        heartbeat.recovered(NAME)
                 except Exception as error:
                     if is_fatal(error):
                         raise
@@ -235,11 +237,21 @@ class Relay:
             log.warning("relay: database trouble (%s: %s); retrying in %.1fs", type(error).__name__, error, pause)
         else:
             log.exception("relay: batch failed; retrying in %.1fs", pause)
+        if not isinstance(error, LeaseLostError):  # standing by is not failing
+            # Said where the operator looks (consumers/heartbeat.py: failing); with the database away, quietly not.
+            _quietly(lambda: heartbeat.failing(NAME, f"{type(error).__name__}: {error}".splitlines()[0]))
         try:
             connection.close()  # a broken connection is replaced on the next turn
         except Exception:
             log.debug("closing the connection failed", exc_info=True)
         stop.wait(pause)
+
+
+def _quietly(action: Callable[[], object]) -> None:
+    try:
+        action()
+    except Exception:
+        log.debug("could not record the relay's state", exc_info=True)
 
 
 def run_forever(stop: threading.Event) -> None:

@@ -17,6 +17,7 @@ from django.db import connection
 from carts import services
 from carts.checkout import place_order
 from carts.handler import Context
+from consumers.models import Heartbeat
 from eventlog import store
 from eventlog.models import Event
 from inventory.services import receive_stock
@@ -156,10 +157,17 @@ def test_a_broker_outage_under_load_loses_nothing_and_the_relay_recovers_by_itse
             shop(5)
             time.sleep(4)  # longer than the message timeout: deliveries fail, the checkpoint must hold
             assert relay_checkpoint() < store.head_position()
+            # It beats while it retries: its heartbeat says it fails, and why (GET /api/projections, ready).
+            wait_for(lambda: relay_failing().startswith(("DeliveryIncompleteError: ", "KafkaException: ")))
         finally:
             kafka.thaw()
         wait_for(lambda: relay_checkpoint() == store.head_position())
+        wait_for(lambda: relay_failing() == "")
     assert_every_event_in_kafka_in_per_key_order()
+
+
+def relay_failing() -> str:
+    return Heartbeat.objects.filter(name="relay").values_list("failing", flat=True).first() or ""
 
 
 @pytest.mark.slow

@@ -60,8 +60,9 @@ class Command(BaseCommand):
                 self.stdout.write(f"switch {row.name}: {state}{target}{fired}{note}{refused(entry)}")
         rows = status.overview([p.NAME for p in registry.inline()], [p.NAME for p in registry.asynchronous()])
         for view in rows:
+            failing = f", failing: {view['failing']}" if view["failing"] else ""
             self.stdout.write(
-                f"{view['name']:<20} position {view['checkpoint']}/{view['head']}, lag {view['lag_events']}"
+                f"{view['name']:<20} position {view['checkpoint']}/{view['head']}, lag {view['lag_events']}{failing}"
             )
         for check in invariants.check_all():
             mark = "ok  " if check.ok else "??  " if check.ok is None else "FAIL"
