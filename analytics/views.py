@@ -69,14 +69,21 @@ def chart_data() -> dict[str, Any]:
 
 
 def top_tables() -> list[dict[str, Any]]:
-    titles = {"purchases": "Most purchased (units)", "adds": "Most added", "removed": "Most added then removed"}
+    """The top five three ways, each naming what its figure counts (units, add events, carts)."""
+    tables = {
+        "purchases": ("Most purchased", "Units bought"),
+        "adds": ("Most added", "Times added"),
+        "removed": ("Most added then removed", "Carts"),
+    }
     field = queries.PRODUCT_RANKINGS
     return [
         {
-            "title": titles[by],
+            "by": by,
+            "title": title,
+            "counts": counts,
             "rows": [(p.sku, p.name or "", getattr(p, field[by])) for p in queries.top_products(by, 5)],
         }
-        for by in titles
+        for by, (title, counts) in tables.items()
     ]
 
 
