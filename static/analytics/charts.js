@@ -1,8 +1,11 @@
 // The staff analytics page's charts, drawn from the JSON the view embeds (#analytics-data).
 document.addEventListener("DOMContentLoaded", () => {
   const data = JSON.parse(document.getElementById("analytics-data").textContent);
-  const draw = (id, type, labels, datasets, options = {}) =>
-    new Chart(document.getElementById(id), { type, data: { labels, datasets }, options });
+  // A chart without rows has no canvas: the page says "No data yet." in its place.
+  const draw = (id, type, labels, datasets, options = {}) => {
+    const canvas = document.getElementById(id);
+    if (canvas) new Chart(canvas, { type, data: { labels, datasets }, options });
+  };
 
   draw("chart-funnel", "line", data.funnel.labels, [
     { label: "started", data: data.funnel.started },

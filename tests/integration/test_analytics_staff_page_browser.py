@@ -5,6 +5,7 @@ clipped at 1200 px: the top-products tables scrolled inside their third of the p
 revenue ran out of its card.
 """
 
+from datetime import date
 from decimal import Decimal
 from typing import Any
 
@@ -13,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from playwright.sync_api import Page, expect
 
-from analytics.models import ProductStats, Summary
+from analytics.models import FunnelDay, ProductStats, Summary
 from tests.e2e.browser.chromium import chromium
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -77,3 +78,38 @@ def test_top_products_say_what_they_count(shop: str) -> None:
         expect(page.locator("#top-removed tbody tr").first.locator("td")).to_have_text(
             ["Designing Data-Intensive Applications BOK-001", "7"]
         )
+
+
+def test_before_any_run_the_page_shows_no_figures_only_that_nothing_ran(shop: str) -> None:
+    """Zeros before the first run read as a shop that sold nothing, and five empty chart axes as five flat lines."""
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1200, "height": 860})
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        log_in(page, shop)
+        expect(page.locator("#no-run")).to_have_text(
+            "The Spark jobs have not run yet: python manage.py run_spark_jobs."
+        )
+        expect(page.locator("#summary")).to_have_count(0)
+        expect(page.locator("canvas")).to_have_count(0)
+        expect(page.locator(".no-data")).to_have_text(["No data yet."] * 5)
+        assert errors == []
+
+
+def test_a_chart_without_rows_says_so_beside_those_drawn(shop: str) -> None:
+    """A run over carts that never checked out: a funnel, but no revenue day."""
+    run = {"computed_at": timezone.now(), "covers_position": 9}
+    Summary.objects.create(carts_started=2, carts_with_items=1, carts_checked_out=0, conversion_rate=0.0,
+                           abandonment_rate=1.0, revenue=Decimal("0.00"), average_order_value=Decimal("0.00"),
+                           **run)  # fmt: skip
+    FunnelDay.objects.create(day=date(2026, 1, 1), carts_started=2, carts_with_items=1, carts_checked_out=0,
+                             conversion_rate=0.0, abandonment_rate=1.0, **run)  # fmt: skip
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1200, "height": 860})
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        log_in(page, shop)
+        expect(page.locator("#chart-funnel")).to_have_count(1)
+        expect(page.locator("#chart-revenue")).to_have_count(0)
+        expect(page.locator(".no-data")).to_have_text(["No data yet."] * 4)
+        assert errors == []
