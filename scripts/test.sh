@@ -37,11 +37,14 @@ echo "== pytest on SQLite, in the background (everything that does not need Post
 CARTLOG_VAR_DIR="$PWD/var/sqlite-pass" DATABASE_URL="sqlite:///$PWD/var/cartlog-test.sqlite3" \
     pytest -m "not postgres and not kafka and not spark and not browser and not redis" "$@" >"$SQLITE_LOG" 2>&1 &
 SQLITE_PID=$!
+# Stopped with the run (Ctrl-C, a CI runner's SIGTERM): never left running on its own.
+trap 'if [ -n "$SQLITE_PID" ]; then kill "$SQLITE_PID" 2>/dev/null || true; fi' EXIT
 echo "== pytest on PostgreSQL ($RUNTIME_URL, test database made by $OWNER_URL)"
 PG_STATUS=0
 DATABASE_URL="$RUNTIME_URL" MIGRATE_DATABASE_URL="$OWNER_URL" pytest "$@" || PG_STATUS=$?
 SQLITE_STATUS=0
 wait "$SQLITE_PID" || SQLITE_STATUS=$?
+SQLITE_PID=""
 echo "== pytest on SQLite (its output, from $SQLITE_LOG)"
 cat "$SQLITE_LOG"
 echo "== PostgreSQL pass: exit $PG_STATUS; SQLite pass: exit $SQLITE_STATUS"
