@@ -8,9 +8,10 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from eventlog import store
 from projections import abandoned_carts, category_activity
 
-from . import models, queries
+from . import models, queries, run_lock
 
 
 def analytics_page(request: HttpRequest) -> HttpResponse:
@@ -18,7 +19,12 @@ def analytics_page(request: HttpRequest) -> HttpResponse:
         return redirect_to_login(request.get_full_path())
     if not request.user.is_staff:
         raise PermissionDenied
-    page = {"summary": queries.summary(), "charts": chart_data(), "top": top_tables(), "recs": recommendations()}
+    summary = queries.summary()
+    page: dict[str, Any] = {"summary": summary, "charts": chart_data(), "top": top_tables(), "recs": recommendations()}
+    # How fresh the figures are: the events appended since the run, and whether a run is refreshing them now.
+    page["log_head"] = head = store.head_position()
+    page["behind"] = max(head - summary["covers_position"], 0)
+    page["running"] = run_lock.in_progress()
     page["category_activity"] = category_activity.rows()  # live, from a consumer, not from Spark
     page["abandoned"] = abandoned()
     return render(request, "analytics/analytics.html", page)

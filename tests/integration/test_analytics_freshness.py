@@ -1,0 +1,54 @@
+"""The staff analytics page says how fresh its figures are: the events appended since the run, and a run in progress.
+
+It said which log position the figures cover, but not where the log is: an analyst could not tell figures of a
+minute ago from figures missing a day of orders. And a run in progress showed nothing.
+"""
+
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.utils import timezone
+
+from analytics import run_lock
+from analytics.models import Summary
+from eventlog import store
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def staff_page(client: Client) -> str:
+    client.force_login(get_user_model().objects.create_user(username="analyst", is_staff=True))
+    return client.get("/staff/analytics/").content.decode()
+
+
+def summary(covers_position: int) -> None:
+    Summary.objects.create(carts_started=3, carts_with_items=2, carts_checked_out=1, conversion_rate=1 / 3,
+                           abandonment_rate=0.5, revenue=Decimal("42.00"), average_order_value=Decimal("42.00"),
+                           computed_at=timezone.now(), covers_position=covers_position)  # fmt: skip
+
+
+def test_the_page_counts_the_events_appended_since_the_run(client: Client, seeded_catalog: None) -> None:
+    head = store.head_position()
+    summary(covers_position=head - 5)
+    page = staff_page(client)
+    assert f"The log is at position {head}: " in page
+    assert '<strong id="events-behind">5</strong> events appended since are not in these figures yet.' in page
+
+
+def test_figures_through_the_head_say_so(client: Client, seeded_catalog: None) -> None:
+    summary(covers_position=store.head_position())
+    page = staff_page(client)
+    assert "These figures include every event in the log." in page
+    assert 'id="events-behind"' not in page
+
+
+def test_a_run_in_progress_is_shown_while_it_holds_the_lock_and_not_after(client: Client) -> None:
+    summary(covers_position=0)
+    with run_lock.exclusive_run():
+        page = staff_page(client)
+        assert run_lock.in_progress()
+    assert "A run is in progress: the figures below are the last finished run's until it loads its own" in page
+    assert "A run is in progress" not in client.get("/staff/analytics/").content.decode()
+    assert not run_lock.in_progress()
