@@ -120,7 +120,9 @@ class Worker:
     stop: threading.Event
     idle_seconds: float = field(default_factory=lambda: settings.CONSUMER_POLL_SECONDS)
     backoff: Backoff = field(default_factory=Backoff)
-    said_failing: bool = False  # its heartbeat says its batches fail (heartbeat.failing)
+    # Its heartbeat may say its batches fail (heartbeat.failing): true at the start too, since a
+    # process before this one (stopped while failing, or on a wrong setting) may have said so.
+    said_failing: bool = True
 
     def __call__(self) -> None:
         log.info("consumer %s started", self.consumer.name)
@@ -134,8 +136,8 @@ class Worker:
                         transport = faults.wrap(self.transport_factory(), self.consumer.name)  # the fault lab
                         lease = Lease(f"consumer:{self.consumer.name}") if transport.name == "table" else None
                         log.info("consumer %s on the %s transport", self.consumer.name, transport.name)
-                    self._step(transport, lease)
-                    if self.said_failing:  # in the try: the database may be away again
+                    # A turn standing by says nothing of the holder's batches (the same heartbeat row).
+                    if self._step(transport, lease) and self.said_failing:  # in the try: the database may be away
                         heartbeat.recovered(self.consumer.name)
                         self.said_failing = False
                 except Exception as error:
@@ -155,15 +157,16 @@ class Worker:
             _quietly(connection.close)
             log.info("consumer %s stopped", self.consumer.name)
 
-    def _step(self, transport: Transport, lease: Lease | None) -> None:
-        """One turn: the lease (taken or re-checked), a heartbeat, one batch."""
+    def _step(self, transport: Transport, lease: Lease | None) -> bool:
+        """One turn: the lease (taken or re-checked), a heartbeat, one batch; False when standing by."""
         close_old_connections()
         if lease is not None and not lease.acquire():
             self.stop.wait(1.0)  # another process runs this consumer; stand by
-            return
+            return False
         heartbeat.beat(self.consumer.name, transport.name)
         if process_batch(self.consumer, transport, guard=lease.verify if lease else None) == 0:
             self._idle(transport)
+        return True
 
     def _idle(self, transport: Transport) -> None:
         """Nothing to read: the table transport waits for the log's notification (consumers/wakeup.py)."""

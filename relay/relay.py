@@ -190,17 +190,21 @@ class Relay:
         lease = Lease(f"consumer:{NAME}")
         backoff = Backoff(base=0.5, cap=5.0)
         failing_since: float | None = None
+        # Whether the heartbeat may say it fails: at the start too, as a relay before this one may have said so.
+        said_failing = True
         log.info("relay started: %s -> %s", "eventlog_event", settings.KAFKA_BOOTSTRAP_SERVERS)
         try:
             while not stop.is_set():
                 try:
                     sent = self._turn(lease, stop)
-                    if failing_since is not None:  # in the try: the database may be away again
+                    if said_failing and sent is not None:  # in the try: the database may be away again
                         heartbeat.recovered(NAME)
+                        said_failing = False
                 except Exception as error:
                     if is_fatal(error):
                         raise
                     failing_since = failing_since or time.monotonic()
+                    said_failing = True
                     self._recover(error, backoff.next(), stop)
                     continue
                 if failing_since is not None:
