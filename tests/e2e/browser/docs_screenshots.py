@@ -5,6 +5,14 @@
 
 It shops like a visitor (two products, a quantity change, sign-up) so the
 pictures show real events; it signs up a fresh user each time.
+
+With a staff account it also makes docs/screenshots/staff-analytics.png, the
+page over 300 simulated carts (docs/analytics.md), before it shops itself:
+
+    .venv/bin/python manage.py simulate_shoppers --carts 300 --seed 1
+    .venv/bin/python manage.py run_spark_jobs
+    .venv/bin/python manage.py createsuperuser
+    .venv/bin/python -m tests.e2e.browser.docs_screenshots http://127.0.0.1:8000 --staff NAME:PASSWORD
 """
 
 import sys
@@ -35,10 +43,27 @@ def shop_a_little(page: Page, base: str) -> None:
     page.wait_for_load_state("networkidle")
 
 
+def staff_analytics(page: Page, base: str, staff: str) -> None:
+    """The staff analytics page, whole, as the staff account `NAME:PASSWORD` sees it."""
+    username, _, password = staff.partition(":")
+    page.goto(f"{base}/login/?next=/staff/analytics/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_selector("#freshness")  # the Spark jobs have run: the figures are there
+    page.wait_for_function("Chart.instances && Object.keys(Chart.instances).length === 5")
+    page.wait_for_timeout(1000)  # Chart.js animates each chart in over a second
+    page.screenshot(path=str(DOCS / "staff-analytics.png"), full_page=True)
+
+
 def main(argv: list[str]) -> int:
-    base = argv[1].rstrip("/") if len(argv) > 1 else "http://127.0.0.1:8000"
+    staff = argv[argv.index("--staff") + 1] if "--staff" in argv else None
+    args = [arg for arg in argv[1:] if arg not in ("--staff", staff)]
+    base = args[0].rstrip("/") if args else "http://127.0.0.1:8000"
     DOCS.mkdir(parents=True, exist_ok=True)
     with chromium() as browser:
+        if staff:
+            staff_analytics(browser.new_page(viewport={"width": 1200, "height": 860}), base, staff)
         page = browser.new_page(viewport={"width": 1200, "height": 860})
         shop_a_little(page, base)
         page.goto(f"{base}/?category=Kitchen")
