@@ -13,6 +13,7 @@ from typing import Any
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAdminUser, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -129,11 +130,11 @@ class TopProductsView(APIView):
         examples=ex.ANALYTICS_TOP_PRODUCTS,
         parameters=[
             OpenApiParameter("by", OpenApiTypes.STR, enum=list(queries.PRODUCT_RANKINGS), description="default: purchases"),  # noqa: E501
-            OpenApiParameter("limit", OpenApiTypes.INT, description="default 10, at most 100"),
+            OpenApiParameter("limit", OpenApiTypes.INT, description="a whole number from 1; default 10, at most 100"),
             *MIN_POSITION_PARAMETERS,
         ],
         responses={200: ProductOutput(many=True), 401: NOT_LOGGED_IN, 403: NOT_STAFF, **MIN_POSITION_ERRORS,
-                   400: problem("Unknown ranking, or min_position is not a whole number")},
+                   400: problem("Unknown ranking, or limit or min_position is not a whole number")},
     )  # fmt: skip
     def get(self, request: Request) -> Response:
         by = request.query_params.get("by", "purchases")
@@ -165,10 +166,13 @@ class RecommendationsView(APIView):
 
 
 def _limit(raw: str | None) -> int:
-    try:
-        return min(max(int(raw), 1), 100) if raw else 10
-    except ValueError:
+    """`?limit=`: 10 when absent, at most 100 (the documented ceiling); anything but a whole number from 1 is
+    refused, not replaced by the default: a report's typo must not come back as a plausible top 10."""
+    if raw is None:
         return 10
+    if not raw.isascii() or not raw.isdigit() or int(raw) < 1:  # the same 400 as a malformed min_position
+        raise ValidationError({"limit": [f"limit must be a whole number from 1 to 100, not {raw!r}."]})
+    return min(int(raw), 100)
 
 
 class AbandonedCartOutput(serializers.Serializer):

@@ -102,3 +102,23 @@ def test_the_staff_page_shows_the_figures_and_vendored_charts(loaded: None, clie
     assert 'id="covers-position">42<' in page and "vendor/chart.umd.min.js" in page
     assert '"revenue": [40.0]' in page  # the chart data
     assert '<td data-label="X">COF-001</td><td data-label="Y">OLD-001</td>' in page  # each SKU's top rule
+
+
+def test_a_limit_that_is_not_a_whole_number_from_1_is_refused_not_replaced(loaded: None) -> None:
+    """?limit=abc answered the default 10 rows and ?limit=0 one row, as if asked for: a typo in a report's query
+    went unnoticed. Above 100 is the documented ceiling and still answers 100."""
+    load({"product_activity": [
+        {"sku": f"SKU-{n:03d}", "name": None, "category": None, "adds": n, "purchased_quantity": n, "orders": n,
+         "added_then_removed": 0} for n in range(1, 13)
+    ]}, covers_position=42, computed_at=NOW)  # fmt: skip
+    staff = api_client(staff=True)
+    for limit in ("abc", "0", "-1", "2.5"):
+        refused = staff.get("/api/analytics/products", {"limit": limit})
+        assert refused.status_code == 400, limit
+        why = f"limit must be a whole number from 1 to 100, not {limit!r}."
+        assert refused.json() == {"type": "/api/problems/invalid-input", "title": "Invalid input", "status": 400,
+                                  "detail": "Some fields of the request are invalid; see errors.",
+                                  "errors": {"limit": [why]}}  # fmt: skip
+    assert [row["sku"] for row in staff.get("/api/analytics/products", {"limit": "2"}).json()] == ["SKU-012", "SKU-011"]
+    assert len(staff.get("/api/analytics/products", {"limit": "1000"}).json()) == 12
+    assert len(staff.get("/api/analytics/products").json()) == 10
