@@ -16,6 +16,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from consumers.fatal import OperatorError
 from eventlog import store
 from eventlog.records import RecordedEvent
 from spark_jobs import archive_layout as layout
@@ -89,11 +90,11 @@ def _next_batch(after: int, batch_size: int, through: int | None) -> list[Record
     return batch if through is None else [event for event in batch if event.position <= through]
 
 
-class ArchiveMismatchError(Exception):
+class ArchiveMismatchError(OperatorError):
     """The archive folder was written from another log (another database, or one reset since)."""
 
 
-class ArchiveStorageError(Exception):
+class ArchiveStorageError(OperatorError):
     """The archive folder cannot be made, locked or written: a read-only mount, no permission, a full disk."""
 
 

@@ -24,7 +24,7 @@ from kernel.backoff import Backoff
 from . import faults, heartbeat
 from .base import Consumer
 from .checkpoints import CheckpointMovedError
-from .fatal import is_fatal
+from .fatal import OperatorError, is_fatal
 from .lease import Lease, LeaseLostError
 from .transports import Settling, Transport, Wakeable
 
@@ -183,6 +183,8 @@ class Worker:
         elif isinstance(error, RETRYABLE):
             # The database or the broker is away: the batch rolled back, nothing is lost.
             log.warning("consumer %s: %s: %s; retrying in %.1fs", name, type(error).__name__, _line(error), pause)
+        elif isinstance(error, OperatorError):  # its message is what to do: no traceback to bury it
+            log.warning("consumer %s: %s; retrying in %.1fs", name, _line(error), pause)
         else:
             log.exception("consumer %s: batch failed; retrying in %.1fs", name, pause)
         if not isinstance(error, LeaseLostError):  # standing by is not failing

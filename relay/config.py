@@ -18,6 +18,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from confluent_kafka import KafkaError, KafkaException
 from django.conf import settings
 
 PREFIX = "KAFKA_"
@@ -40,6 +41,17 @@ def topic(category: str) -> str:
 
 def categories() -> list[str]:
     return ["cart", "claim", "product", "person", "stock"]
+
+
+def broker_trouble(reason: KafkaException | KafkaError | str) -> str:
+    """What to say when the broker did not answer or refused: where it was looked for, and what to check."""
+    if isinstance(reason, KafkaException) and reason.args and isinstance(reason.args[0], KafkaError):
+        reason = reason.args[0]
+    said = reason.str() if isinstance(reason, KafkaError) else str(reason)  # its words, without its code
+    return (
+        f"Kafka at {settings.KAFKA_BOOTSTRAP_SERVERS} (KAFKA_BOOTSTRAP_SERVERS): {said}; check that the broker "
+        "is up and that the setting names it: nothing is lost, it goes on from its checkpoint once it answers"
+    )
 
 
 def options_from_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -16,12 +16,13 @@ was applied meanwhile, instead of applying it twice.
 import logging
 from collections.abc import Sequence
 
-from confluent_kafka import Consumer, Message, TopicPartition
+from confluent_kafka import Consumer, KafkaException, Message, TopicPartition
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from consumers import checkpoints, registry
 from consumers.checkpoints import CheckpointMovedError
+from consumers.fatal import OperatorError
 from consumers.models import KafkaProgress
 from consumers.transports import Batch
 from eventlog.models import Event
@@ -34,6 +35,10 @@ from .topics import ensure_topics, partition_for
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.5
+
+
+class BrokerUnavailableError(OperatorError):
+    """The broker did not answer (or refused) while joining it: its message names the address and the setting."""
 
 
 class KafkaTransport:
@@ -49,7 +54,10 @@ class KafkaTransport:
         self.read_to_end = False  # since then, it has read to the end of each of them once (settled())
 
     def fetch(self, consumer: str, categories: Sequence[str], limit: int) -> Batch:
-        kafka = self._connect(consumer, categories)
+        try:
+            kafka = self._connect(consumer, categories)
+        except KafkaException as error:  # librdkafka's words alone named neither the broker nor the setting
+            raise BrokerUnavailableError(config.broker_trouble(error)) from error
         self._rewind_unconfirmed(kafka)
         # Wait for the first message only, then take what is already buffered: consume(n, timeout)
         # alone would sit out the whole timeout on a quiet log.

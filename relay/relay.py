@@ -54,6 +54,7 @@ class Batch:
     after: int  # the checkpoint this batch starts after
     positions: list[int]  # of its events, in log order
     failed: list[int] = field(default_factory=list)  # positions whose delivery failed
+    failure: KafkaError | None = None  # the first delivery error: what the operator is told
     waiting: int = 0  # deliveries not yet reported, confirmed or failed
 
     def on_delivery(self, error: KafkaError | None, message: Message) -> None:
@@ -63,6 +64,7 @@ class Batch:
         if error is not None:
             position = from_message(message.value() or b"{}").position
             self.failed.append(position)
+            self.failure = self.failure or error
             log.warning("relay: delivery of position %d failed: %s", position, error)
 
     def last_confirmed(self) -> int:
@@ -172,7 +174,9 @@ class Relay:
                 checkpoints.advance(NAME, batch.after, last)
             log.debug("relay confirmed positions %d..%d", batch.after + 1, last)
         if last < batch.positions[-1]:
-            raise DeliveryIncompleteError(f"confirmed up to position {last} of {batch.positions[-1]}")
+            reason = batch.failure if batch.failure is not None else "not confirmed"
+            confirmed = f"positions {last + 1}..{batch.positions[-1]} not delivered"
+            raise DeliveryIncompleteError(f"{confirmed}: {config.broker_trouble(reason)}")
 
     def _produce_when_room(
         self, topic: str, key: str, value: bytes, headers: Headers, on_delivery: DeliveryReport
@@ -229,8 +233,11 @@ class Relay:
         return self.relay_batch(guard=lease.verify)
 
     def _recover(self, error: Exception, pause: float, stop: threading.Event) -> None:
+        said = f"{type(error).__name__}: {error}".splitlines()[0]
+        if isinstance(error, KafkaException):  # librdkafka's words name neither the broker nor the setting
+            said = f"{type(error).__name__}: {config.broker_trouble(error)}"
         if isinstance(error, KafkaException | DeliveryIncompleteError):
-            log.warning("relay: broker trouble (%s); retrying in %.1fs", error, pause)
+            log.warning("relay: broker trouble: %s; retrying in %.1fs", said, pause)
             self.topics_ready = False
             # After timed-out messages an idempotent producer's sequence numbers have
             # a gap it cannot repair: start a fresh producer (a new producer id).
@@ -243,7 +250,7 @@ class Relay:
             log.exception("relay: batch failed; retrying in %.1fs", pause)
         if not isinstance(error, LeaseLostError):  # standing by is not failing
             # Said where the operator looks (consumers/heartbeat.py: failing); with the database away, quietly not.
-            _quietly(lambda: heartbeat.failing(NAME, f"{type(error).__name__}: {error}".splitlines()[0]))
+            _quietly(lambda: heartbeat.failing(NAME, said))
         try:
             connection.close()  # a broken connection is replaced on the next turn
         except Exception:
