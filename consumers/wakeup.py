@@ -110,9 +110,8 @@ class Listener:
             except Exception as error:  # the session died or never came: poll meanwhile, reconnect
                 self.connected = False
                 pause = self._backoff.next()
-                log.warning(
-                    "LISTEN %s: %s; readers poll; reconnecting in %.1fs", ", ".join(self.channels), error, pause
-                )
+                said = " ".join(line.strip() for line in str(error).splitlines())  # psycopg's runs over lines
+                log.warning("LISTEN %s: %s; readers poll; reconnecting in %.1fs", ", ".join(self.channels), said, pause)
                 self.stopping.wait(pause)
 
     def _listen(self) -> None:

@@ -4,6 +4,7 @@ The poll is set to 30 s here, so a view that moves within a few seconds was
 moved by the notification. Behaviour, not a benchmark: bench/wakeup.py measures it.
 """
 
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -85,9 +86,15 @@ def test_an_append_wakes_an_idle_consumer_without_waiting_for_its_poll(idle_cons
         time.sleep(1.0)  # past the re-reads that follow a wake-up: asleep again
 
 
-def test_a_terminated_listen_session_is_replaced_and_wakes_again(idle_consumer: None) -> None:
+def test_a_terminated_listen_session_is_replaced_and_wakes_again(
+    idle_consumer: None, caplog: pytest.LogCaptureFixture
+) -> None:
     assert terminate_backends(LISTEN_SESSION) == 1
     eventually(listening, 15, "a new LISTEN session after the old one was terminated")
+    # Said in one line: psycopg's message runs over three ("server closed the connection unexpectedly
+    # \n\tThis probably means ..."), which broke the plain log format into lines of no record.
+    (said,) = [r.getMessage() for r in caplog.records if r.name == "consumers.wakeup" and r.levelname == "WARNING"]
+    assert re.fullmatch(r"LISTEN cartlog_events: [^\n]+; readers poll; reconnecting in 0\.\ds", said), said
     time.sleep(0.3)
     add_coffee()
     eventually(lambda: times_added("COF-001") == 1, WOKEN_WITHIN, "the view after an append")
