@@ -25,6 +25,7 @@ def analytics_page(request: HttpRequest) -> HttpResponse:
     page["log_head"] = head = store.head_position()
     page["behind"] = max(head - summary["covers_position"], 0)
     page["running"] = run_lock.in_progress()
+    page["conversion_percent"] = summary["conversion_rate"] * 100  # to a tenth, as SQL over the log gives it
     page["category_activity"] = category_activity.rows()  # live, from a consumer, not from Spark
     page["abandoned"] = abandoned()
     return render(request, "analytics/analytics.html", page)
