@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from consumers import checkpoints, status
+from consumers import checkpoints, faults, status
 from consumers.faults import Fault, switches
 from consumers.models import Heartbeat
 from eventlog import store
@@ -295,3 +295,11 @@ def test_a_stopped_relay_sends_nothing_new_and_everything_after_it_is_back(
     finally:
         code = stop(process)
     assert code == 0
+
+
+def test_a_crash_note_names_the_ends_of_a_kafka_batch_in_partition_order() -> None:
+    # A Kafka batch is in partition order: its first and last positions were named as its ends
+    # ("crashed order_history mid-batch (positions 115..114)", seen on a shop on Kafka).
+    assert faults._span([115, 116, 112, 113, 114]) == "positions 112..116"
+    assert faults._span([120, 3, 7]) == "3 events in 3..120"
+    assert faults._span([9]) == "positions 9..9"
