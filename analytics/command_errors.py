@@ -1,12 +1,13 @@
 """What the analytics commands say when a run cannot go on: one line to act on, not a traceback.
 
-A busy pipeline, an archive from another log, an archive folder that cannot be written and a
-database that does not answer are an operator's to fix, not the code's; each leaves nothing
-half-written (the load is one transaction, the archive moves its checkpoint after its files),
-so the message says what to do and that running again is safe.
+A busy pipeline, an archive from another log, an archive folder that cannot be written, a
+database that does not answer and a Java that does not start are an operator's to fix, not the
+code's; each leaves nothing half-written (the load is one transaction, the archive moves its
+checkpoint after its files), so the message says what to do and that running again is safe.
 """
 
 import contextlib
+import os
 from collections.abc import Iterator
 
 import psycopg
@@ -31,6 +32,17 @@ def database_unavailable(error: BaseException) -> str:
     )
 
 
+def no_java() -> str:
+    # spark-class has already said on stderr what it could not run ("/opt/jdk/bin/java: No such file").
+    java_home = os.environ.get("JAVA_HOME")
+    where = f"JAVA_HOME={java_home}" if java_home else "JAVA_HOME not set, java from PATH"
+    return (
+        f"Spark could not start its Java VM ({where}; the lines above say why): install Java 17 or set "
+        "JAVA_HOME to one; nothing was half-written: the views keep the rows of the last run that finished; "
+        "run again once Java starts"
+    )
+
+
 @contextlib.contextmanager
 def as_command_errors() -> Iterator[None]:
     """Turn the errors an operator fixes into CommandError (exit status 1, one line)."""
@@ -40,3 +52,16 @@ def as_command_errors() -> Iterator[None]:
         raise CommandError(str(error)) from None
     except DATABASE_AWAY as error:
         raise CommandError(database_unavailable(error)) from None
+    except Exception as error:
+        if not java_did_not_start(error):  # a JVM that started and then failed is a bug to trace
+            raise
+        raise CommandError(no_java()) from None
+
+
+def java_did_not_start(error: Exception) -> bool:
+    """PySpark's refusal when its JVM exits at once; by its condition, so that archive_events, which uses these
+    errors too, does not import pyspark."""
+    condition = getattr(error, "getCondition", None)
+    return (
+        type(error).__module__.startswith("pyspark.") and callable(condition) and condition() == "JAVA_GATEWAY_EXITED"
+    )
