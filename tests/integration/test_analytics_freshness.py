@@ -52,3 +52,19 @@ def test_a_run_in_progress_is_shown_while_it_holds_the_lock_and_not_after(client
     assert "A run is in progress: the figures below are the last finished run's until it loads its own" in page
     assert "A run is in progress" not in client.get("/staff/analytics/").content.decode()
     assert not run_lock.in_progress()
+
+
+def test_each_chart_says_which_day_it_counts_by_and_in_which_time_zone(client: Client) -> None:
+    """'Funnel per day' and 'Revenue per day' did not say that one counts a cart on the day it started and the
+    other an order on its checkout day, nor that days and hours are UTC: a cart started late on Monday and
+    checked out on Tuesday is in Monday's funnel and Tuesday's revenue."""
+    summary(covers_position=0)
+    page = staff_page(client)
+    for title in (
+        "Funnel by the day each cart started (UTC)",
+        "Revenue and average order by checkout day (UTC, €)",
+        "Time from first add to checkout",
+        "Shopping sessions by the day they started (UTC)",
+        "Cart events and checkouts per hour (UTC)",
+    ):
+        assert f"<h3>{title}</h3>" in page, title
