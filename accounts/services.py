@@ -2,6 +2,7 @@
 (docs/claims.md); the account itself is created by `accounts.account_creator`.
 """
 
+import logging
 from dataclasses import dataclass
 from enum import StrEnum
 from uuid import uuid4
@@ -12,6 +13,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
+from django.db import DatabaseError
 
 from claims import services as claims
 from claims.models import Claim, ClaimStatus
@@ -19,6 +21,8 @@ from kernel.errors import InvalidInputError
 from kernel.principal import Principal
 
 from .models import PendingSignUp
+
+log = logging.getLogger(__name__)
 
 
 class SignUpError(InvalidInputError):
@@ -99,12 +103,17 @@ def sign_up(username: str, password: str, *, wait_seconds: float | None = None) 
         made = claim.status == ClaimStatus.ACCEPTED and User.objects.filter(username=username).exists()
         return made or claim.status in (ClaimStatus.REJECTED, ClaimStatus.RELEASED)
 
-    claim = claims.wait(claim_id, wait_seconds, until=answered)
-    if claim is not None and claim.status in (ClaimStatus.REJECTED, ClaimStatus.RELEASED):
-        return SignUpResult(
-            status=SignUpStatus.TAKEN, claim_id=claim_id, detail=f"The username {username!r} is already taken."
-        )
-    accepted = claim is not None and claim.status == ClaimStatus.ACCEPTED
-    if accepted and (user := User.objects.filter(username=username).first()) is not None:
-        return SignUpResult(status=SignUpStatus.CREATED, user=user, claim_id=claim_id)
+    try:
+        claim = claims.wait(claim_id, wait_seconds, until=answered)
+        if claim is not None and claim.status in (ClaimStatus.REJECTED, ClaimStatus.RELEASED):
+            return SignUpResult(
+                status=SignUpStatus.TAKEN, claim_id=claim_id, detail=f"The username {username!r} is already taken."
+            )
+        accepted = claim is not None and claim.status == ClaimStatus.ACCEPTED
+        if accepted and (user := User.objects.filter(username=username).first()) is not None:
+            return SignUpResult(status=SignUpStatus.CREATED, user=user, claim_id=claim_id)
+    except DatabaseError as error:
+        # The claim is committed: the sign-up goes on without this request (the validator decides, the
+        # account creator makes the account), so it is pending, not the outage's "nothing was changed".
+        log.warning("sign-up %s: the database went away while it waited (%s); answered pending", claim_id, error)
     return SignUpResult(status=SignUpStatus.PENDING, claim_id=claim_id, detail="Your username is still being checked.")

@@ -2,6 +2,7 @@
 
 import threading
 from collections import Counter
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -11,6 +12,7 @@ from accounts.models import PendingSignUp
 from claims import services as claims
 from eventlog.models import Event
 from tests.claim_helpers import claim_consumers_running, eventually
+from tests.fault_helpers import terminate_backends
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -101,3 +103,36 @@ def test_my_orders_shows_the_claim_that_made_the_username_unique(settings) -> No
     client.force_login(get_user_model().objects.get(username="Historian"))
     page = client.get("/orders/").content.decode()
     assert "Your username" in page and "ClaimRequested" in page and "ClaimAccepted" in page
+
+
+@pytest.mark.postgres
+def test_a_sign_up_whose_session_is_cut_while_it_waits_answers_pending_and_the_account_follows(settings) -> None:
+    """Its claim is committed before it waits: a database error in the wait answered the outage's 503,
+    "nothing was changed", and the account was made all the same (an operator cutting sessions saw a
+    retry of the same name refused as taken). Now pending, with the claim to poll."""
+    settings.CLAIM_WAIT_SECONDS = 30  # no validator runs yet: the request waits for it
+    answers: list[Any] = []
+
+    def signing_up() -> None:
+        from django.db import connection
+
+        try:
+            body = {"username": "cutoff", "password": "a-long-passphrase"}
+            answers.append(APIClient().post("/api/accounts", body, format="json"))
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=signing_up)
+    thread.start()
+    eventually(lambda: Event.objects.filter(type="ClaimRequested").exists())  # committed; the request waits
+    assert terminate_backends("%") >= 1  # every session of the test database but this one: the request's
+    thread.join(timeout=30)
+
+    (answer,) = answers
+    assert answer.status_code == 202
+    claim_id = answer.json()["claim_id"]
+    assert answer["Location"] == f"/api/claims/{claim_id}"
+    with claim_consumers_running():
+        eventually(lambda: get_user_model().objects.filter(username="cutoff").exists())
+    claim = claims.find(claim_id)
+    assert claim is not None and claim.status == "accepted"
