@@ -70,9 +70,12 @@ def _row(name: str, kind: str, categories: Sequence[str], consumer: object, head
         delivered = coverage.position_on(None, name, transport)
         lag_from, waiting = max(delivered, position), consumer.waiting(delivered)
     lag_events, lag_seconds = lag(lag_from, categories)
+    failing = _failing(name)
+    # While its writes fail it waits for nothing: 'waiting ... or <a time already past>' read as a stalled clock.
+    said_waiting = None if waiting is None or failing else str(waiting)
     return {"name": name, "kind": kind, "transport": transport, "checkpoint": position, "head": head,
             "lag_events": lag_events, "lag_seconds": lag_seconds, "running": running,
-            "waiting": None if waiting is None else str(waiting), "failing": _failing(name)}  # fmt: skip
+            "waiting": said_waiting, "failing": failing}  # fmt: skip
 
 
 def _failing(name: str) -> str | None:

@@ -52,6 +52,7 @@ def test_an_archiver_refusing_every_batch_is_reported_failing_until_its_folder_i
         (row,) = [r for r in status.overview([], []) if r["name"] == "archiver"]
         assert row["running"] is True  # beating all the while
         assert row["failing"].startswith("ArchiveMismatchError: the archive in ")
+        assert row["waiting"] is None  # not 'waiting for N events or <a time already past>' while it fails
         assert " (since 20" in row["failing"] and row["failing"].endswith(" UTC)")
         assert "archiver failing: ArchiveMismatchError: the archive in " in (health.consumers() or "")
         ready = APIClient().get("/health/ready").json()
