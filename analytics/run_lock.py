@@ -19,12 +19,9 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from django.conf import settings
-from django.db import connection
 from django.db.models import Max
-from django.utils import timezone
 
-from consumers.lease import Lease, lock_key
-from consumers.models import LeaseRow
+from consumers.lease import Lease, held_by_anyone
 
 from . import models as read_tables
 
@@ -71,18 +68,4 @@ def last_loaded() -> datetime | None:
 def in_progress() -> bool:
     """Whether some process holds the pipeline lock now (a run is in progress), without taking it: taking it even
     for a moment would make a run that starts then skip itself as busy."""
-    if "postgresql" not in settings.DATABASES["default"]["ENGINE"]:
-        return LeaseRow.objects.filter(name=NAME, expires_at__gt=timezone.now()).exists()
-    with connection.cursor() as cursor:
-        cursor.execute(_HELD_BY_ANYONE_SQL, [lock_key(NAME)])
-        held: bool = cursor.fetchone()[0]
-    return held
-
-
-# consumers/lease.py's check of its own lock, for any session.
-_HELD_BY_ANYONE_SQL = """
-SELECT EXISTS (
-    SELECT 1 FROM pg_locks
-    WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = %s
-)
-"""
+    return held_by_anyone(NAME)

@@ -26,7 +26,7 @@ from typing import Any
 
 import psycopg
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from eventlog.sessions import connection_kwargs
@@ -35,14 +35,16 @@ from .models import LeaseRow
 
 log = logging.getLogger(__name__)
 
-# Is the advisory lock `key` (a bigint: classid is its high half, objid its low half) held by this session?
-_HELD_SQL = """
+# Is the advisory lock `key` (a bigint: classid is its high half, objid its low half) held by this session
+# (_HELD_SQL), or by any session (_HELD_BY_ANYONE_SQL)?
+_ADVISORY_LOCK_HELD = """
 SELECT EXISTS (
     SELECT 1 FROM pg_locks
-    WHERE locktype = 'advisory' AND granted AND pid = pg_backend_pid() AND objsubid = 1
-      AND ((classid::bigint << 32) | objid::bigint) = %s
+    WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = %s{mine}
 )
 """
+_HELD_SQL = _ADVISORY_LOCK_HELD.format(mine=" AND pid = pg_backend_pid()")
+_HELD_BY_ANYONE_SQL = _ADVISORY_LOCK_HELD.format(mine="")
 
 
 class LeaseLostError(Exception):
@@ -51,6 +53,16 @@ class LeaseLostError(Exception):
 
 def lock_key(name: str) -> int:
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+
+
+def held_by_anyone(name: str) -> bool:
+    """Whether some process holds lease `name` now, asked without taking it (taking it even for a moment
+    would make a holder starting then find it busy): its advisory lock in any session, or its row unexpired."""
+    if not _is_postgresql():
+        return LeaseRow.objects.filter(name=name, expires_at__gt=timezone.now()).exists()
+    with connection.cursor() as cursor:
+        cursor.execute(_HELD_BY_ANYONE_SQL, [lock_key(name)])
+        return bool(cursor.fetchone()[0])
 
 
 def _is_postgresql() -> bool:
