@@ -35,6 +35,11 @@ def also_bought(sku: str, limit: int = 4) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+def product_names(skus: set[str]) -> dict[str, str]:
+    """{sku: name} of those products the catalog knows (inactive ones too: a past order's rule may name one)."""
+    return dict(Product.objects.filter(sku__in=skus).values_list("sku", "name"))
+
+
 def summary() -> dict[str, Any]:
     """The summary `GET /api/analytics/summary` answers; zeros, position 0 and no computed_at before the first run."""
     row = read_tables.Summary.objects.first()

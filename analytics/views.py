@@ -101,8 +101,10 @@ def top_tables() -> list[dict[str, Any]]:
     ]
 
 
-def recommendations() -> list[models.Recommendation]:
+def recommendations() -> list[tuple[models.Recommendation, str, str]]:
     """Each SKU's top recommendation, the ones with the most orders behind them first (a rule seen in one
-    order has confidence 1 and says little)."""
+    order has confidence 1 and says little), with the names of both products (a SKU alone says little too)."""
     top = (r for r in queries.recommendations() if r.rank == 1)
-    return sorted(top, key=lambda r: (-r.support, -r.confidence, r.sku))[:15]
+    rules = sorted(top, key=lambda r: (-r.support, -r.confidence, r.sku))[:15]
+    names = queries.product_names({sku for r in rules for sku in (r.sku, r.recommended_sku)})
+    return [(r, names.get(r.sku, ""), names.get(r.recommended_sku, "")) for r in rules]

@@ -10,7 +10,7 @@ from django.template.loader import render_to_string
 from django.test import Client
 from django.utils import timezone
 
-from analytics.models import Summary
+from analytics.models import Recommendation, Summary
 from catalog.models import Coupon, Product
 from claims.models import Claim
 from projections.models import CartView
@@ -114,6 +114,26 @@ def test_the_analytics_page_shows_revenue_as_money_like_the_shop(client: Client)
     staff(client)
     page = client.get("/staff/analytics/").content.decode()
     assert '<h2 id="summary-revenue">€17,011.30</h2>' in page
+
+
+def test_the_analytics_pages_recommendations_name_both_products_and_say_what_the_measures_mean(
+    client: Client,
+) -> None:
+    Summary.objects.create(
+        carts_started=3, carts_with_items=2, carts_checked_out=1, conversion_rate=0.33, abandonment_rate=0.5,
+        revenue=Decimal("25.00"), average_order_value=Decimal("25.00"), computed_at=timezone.now(), covers_position=10,
+    )  # fmt: skip
+    Recommendation.objects.create(
+        sku="COF-001", rank=1, recommended_sku="KIT-001", support=0.25, confidence=0.5, lift=2, source="fp_growth",
+        computed_at=timezone.now(), covers_position=10,
+    )  # fmt: skip
+    staff(client)
+    page = client.get("/staff/analytics/").content.decode()
+    table = page[page.index('id="recommendations"') :]
+    table = table[: table.index("</table>")]
+    assert 'Beans <small class="sku">COF-001</small>' in table  # the test catalog's names (tests/conftest.py)
+    assert 'Dripper <small class="sku">KIT-001</small>' in table
+    assert "<strong>lift</strong> how many times more often Y comes with X" in page
 
 
 def test_the_404_and_500_pages_are_in_the_shops_style(client: Client) -> None:
