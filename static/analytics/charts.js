@@ -7,11 +7,18 @@ document.addEventListener("DOMContentLoaded", () => {
     if (canvas) new Chart(canvas, { type, data: { labels, datasets }, options });
   };
 
+  // Carts on the left axis; the day's conversion (checked out ÷ started, in %) on its own right axis, 0 to 100:
+  // on the carts' axis a 40 % day would be a line at 40 carts.
   draw("chart-funnel", "line", data.funnel.labels, [
-    { label: "started", data: data.funnel.started },
-    { label: "with items", data: data.funnel.with_items },
-    { label: "checked out", data: data.funnel.checked_out },
-  ]);
+    { label: "started", data: data.funnel.started, yAxisID: "y" },
+    { label: "with items", data: data.funnel.with_items, yAxisID: "y" },
+    { label: "checked out", data: data.funnel.checked_out, yAxisID: "y" },
+    { label: "conversion (%)", data: data.funnel.conversion, yAxisID: "conversion", borderDash: [6, 4] },
+  ], { scales: {
+    y: { title: { display: true, text: "carts" } },
+    conversion: { position: "right", min: 0, max: 100, grid: { drawOnChartArea: false },
+                  title: { display: true, text: "conversion (%)" } },
+  } });
   draw("chart-revenue", "bar", data.revenue.labels, [
     { label: "revenue", data: data.revenue.revenue, yAxisID: "y" },
     { label: "average order", data: data.revenue.aov, type: "line", yAxisID: "aov" },

@@ -166,3 +166,40 @@ def test_conversion_is_shown_to_a_tenth_of_a_percent(shop: str) -> None:
         log_in(page, shop)
         expect(page.locator("#summary-conversion")).to_have_text("36.7\u2009%")
         expect(page.locator("#summary article small").nth(3)).to_have_text("Conversion (checked out ÷ started)")
+
+
+# What Chart.js drew on the funnel's canvas: each line's label, values and axis, and the right axis' range.
+FUNNEL_DRAWN = """() => {
+    const chart = Chart.getChart('chart-funnel');
+    return {lines: chart.data.datasets.map((d, i) => [d.label, d.data, d.yAxisID, chart.isDatasetVisible(i)]),
+            right: chart.scales.conversion && [chart.scales.conversion.position, chart.scales.conversion.min,
+                                               chart.scales.conversion.max]};
+}"""
+
+
+def test_the_funnel_chart_draws_each_days_conversion(shop: str) -> None:
+    """The page sent each day's conversion to the chart, which drew only the three counts."""
+    run = {"computed_at": timezone.now(), "covers_position": 30}
+    Summary.objects.create(carts_started=7, carts_with_items=5, carts_checked_out=3, conversion_rate=3 / 7,
+                           abandonment_rate=2 / 5, revenue=Decimal("30.00"), average_order_value=Decimal("10.00"),
+                           **run)  # fmt: skip
+    FunnelDay.objects.create(day=date(2026, 1, 1), carts_started=4, carts_with_items=3, carts_checked_out=1,
+                             conversion_rate=1 / 4, abandonment_rate=2 / 3, **run)  # fmt: skip
+    FunnelDay.objects.create(day=date(2026, 1, 2), carts_started=3, carts_with_items=2, carts_checked_out=2,
+                             conversion_rate=2 / 3, abandonment_rate=0.0, **run)  # fmt: skip
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1200, "height": 860})
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        log_in(page, shop)
+        page.wait_for_function("() => window.Chart && Chart.getChart('chart-funnel')")
+        assert page.evaluate(FUNNEL_DRAWN) == {
+            "lines": [
+                ["started", [4, 3], "y", True],
+                ["with items", [3, 2], "y", True],
+                ["checked out", [1, 2], "y", True],
+                ["conversion (%)", [25.0, 66.7], "conversion", True],
+            ],
+            "right": ["right", 0, 100],
+        }
+        assert errors == []
