@@ -101,7 +101,9 @@ def test_the_staff_page_shows_the_figures_and_vendored_charts(loaded: None, clie
     page = client.get("/staff/analytics/").content.decode()
     assert 'id="covers-position">42<' in page and "vendor/chart.umd.min.js" in page
     assert '"revenue": [40.0]' in page  # the chart data
-    assert '<td data-label="X">COF-001</td><td data-label="Y">OLD-001</td>' in page  # each SKU's top rule
+    # Each SKU's top rule, both products by name and SKU (a rule may name a product no longer sold).
+    assert '<td data-label="X">Beans <small class="sku">COF-001</small></td>' in page
+    assert '<td data-label="Y">Gone <small class="sku">OLD-001</small></td>' in page
 
 
 def test_a_limit_that_is_not_a_whole_number_from_1_is_refused_not_replaced(loaded: None) -> None:
