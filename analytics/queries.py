@@ -7,11 +7,13 @@ pages hide their sections.
 from typing import Any
 
 from catalog.models import Product
+from eventlog import store
 
 from . import models as read_tables
+from . import run_lock
 
 SUMMARY_FIELDS = (
-    "carts_started", "carts_with_items", "carts_checked_out", "conversion_rate", "revenue",
+    "carts_started", "carts_with_items", "carts_checked_out", "conversion_rate", "abandonment_rate", "revenue",
     "average_order_value", "covers_position", "computed_at",
 )  # fmt: skip
 # Only pairs bought together more often than chance; the Spark job filters the same way
@@ -45,8 +47,15 @@ def summary() -> dict[str, Any]:
     row = read_tables.Summary.objects.first()
     if row is None:
         zeros: dict[str, Any] = dict.fromkeys(SUMMARY_FIELDS, 0)
-        return {**zeros, "conversion_rate": 0.0, "revenue": "0.00", "average_order_value": "0.00", "computed_at": None}
+        rates = {"conversion_rate": 0.0, "abandonment_rate": 0.0}
+        return {**zeros, **rates, "revenue": "0.00", "average_order_value": "0.00", "computed_at": None}
     return {name: getattr(row, name) for name in SUMMARY_FIELDS}
+
+
+def run_state() -> dict[str, Any]:
+    """Where the log is now and whether a run is refreshing the figures: beside a summary (read it first, so the
+    head is never behind its covers_position), what tells figures of a minute ago from figures missing a day."""
+    return {"log_head": store.head_position(), "run_in_progress": run_lock.in_progress()}
 
 
 def top_products(by: str = "purchases", limit: int = 10) -> list[read_tables.ProductStats]:

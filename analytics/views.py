@@ -8,10 +8,9 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from eventlog import store
 from projections import abandoned_carts, category_activity
 
-from . import models, queries, run_lock
+from . import models, queries
 
 
 def analytics_page(request: HttpRequest) -> HttpResponse:
@@ -22,10 +21,12 @@ def analytics_page(request: HttpRequest) -> HttpResponse:
     summary = queries.summary()
     page: dict[str, Any] = {"summary": summary, "charts": chart_data(), "top": top_tables(), "recs": recommendations()}
     # How fresh the figures are: the events appended since the run, and whether a run is refreshing them now.
-    page["log_head"] = head = store.head_position()
+    state = queries.run_state()
+    page["log_head"] = head = state["log_head"]
     page["behind"] = max(head - summary["covers_position"], 0)
-    page["running"] = run_lock.in_progress()
+    page["running"] = state["run_in_progress"]
     page["conversion_percent"] = summary["conversion_rate"] * 100  # to a tenth, as SQL over the log gives it
+    page["abandonment_percent"] = summary["abandonment_rate"] * 100
     page["category_activity"] = category_activity.rows()  # live, from a consumer, not from Spark
     page["abandoned"] = abandoned()
     return render(request, "analytics/analytics.html", page)

@@ -36,10 +36,15 @@ class SummaryOutput(serializers.Serializer):
     carts_with_items = serializers.IntegerField()
     carts_checked_out = serializers.IntegerField()
     conversion_rate = serializers.FloatField(help_text="carts checked out / carts started")
+    abandonment_rate = serializers.FloatField(help_text="carts with items not checked out / carts with items")
     revenue = serializers.DecimalField(max_digits=18, decimal_places=2)
     average_order_value = serializers.DecimalField(max_digits=12, decimal_places=2)
     covers_position = serializers.IntegerField(help_text="the last log position the jobs read (0: never run)")
     computed_at = serializers.DateTimeField(allow_null=True, help_text="when the views were loaded")
+    log_head = serializers.IntegerField(
+        help_text="the log's last position now: log_head - covers_position events are not in these figures yet"
+    )
+    run_in_progress = serializers.BooleanField(help_text="a run is refreshing the figures now (the pipeline lock)")
 
 
 def _rows(model: type[models.SparkView], *fields: str) -> type[serializers.ModelSerializer]:
@@ -75,15 +80,19 @@ class SummaryView(APIView):
     @extend_schema(
         operation_id="analytics_summary",
         summary="The funnel and revenue over the whole log, from the last Spark run",
-        description="Carts started, with items and checked out, conversion, revenue and average order value, as "
-        "the last `run_spark_jobs` computed them; `covers_position` says how much of the log they cover.",
+        description="Carts started, with items and checked out, conversion, abandonment, revenue and average order "
+        "value, as the last `run_spark_jobs` computed them; `covers_position` says how much of the log they cover, "
+        "`log_head` where the log is now, and `run_in_progress` whether a run is refreshing them.",
         examples=ex.ANALYTICS_SUMMARY,
         parameters=MIN_POSITION_PARAMETERS,
         responses={200: SummaryOutput, 401: NOT_LOGGED_IN, **MIN_POSITION_ERRORS},
     )
     def get(self, request: Request) -> Response:
         covers = spark_covers(request)
-        return stamped(Response(SummaryOutput(queries.summary()).data), covers)
+        # The head after the figures: read the other way round, a run loading in between could cover more than the
+        # head said.
+        summary = queries.summary()
+        return stamped(Response(SummaryOutput({**summary, **queries.run_state()}).data), covers)
 
 
 def _list_view(

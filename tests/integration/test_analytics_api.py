@@ -50,10 +50,12 @@ def api_client(*, staff: bool) -> APIClient:
 
 def test_the_summary_has_exactly_the_design_fields(loaded: None) -> None:
     body = api_client(staff=False).get("/api/analytics/summary").json()
+    # abandonment_rate: 1 of the 3 carts with items did not check out. The log holds no event here (head 0), and
+    # no run holds the pipeline lock.
     assert body == {
         "carts_started": 4, "carts_with_items": 3, "carts_checked_out": 2, "conversion_rate": 0.5,
-        "revenue": "40.00", "average_order_value": "20.00", "covers_position": 42,
-        "computed_at": "2026-03-01T12:00:00Z",
+        "abandonment_rate": 0.3333333333333333, "revenue": "40.00", "average_order_value": "20.00",
+        "covers_position": 42, "computed_at": "2026-03-01T12:00:00Z", "log_head": 0, "run_in_progress": False,
     }  # fmt: skip
 
 
@@ -65,6 +67,7 @@ def test_before_any_run_the_summary_is_zeros_at_position_zero(db: None) -> None:
         0,
         None,
     )
+    assert body["abandonment_rate"] == 0.0
 
 
 def test_a_new_run_replaces_every_view_whole(loaded: None) -> None:

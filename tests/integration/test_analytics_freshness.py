@@ -1,7 +1,8 @@
 """The staff analytics page says how fresh its figures are: the events appended since the run, and a run in progress.
 
 It said which log position the figures cover, but not where the log is: an analyst could not tell figures of a
-minute ago from figures missing a day of orders. And a run in progress showed nothing.
+minute ago from figures missing a day of orders. And a run in progress showed nothing. GET /api/analytics/summary
+said neither (`log_head`, `run_in_progress`), so a report built on it could not tell either.
 """
 
 from decimal import Decimal
@@ -10,6 +11,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
+from rest_framework.test import APIClient
 
 from analytics import run_lock
 from analytics.models import Summary
@@ -68,3 +70,35 @@ def test_each_chart_says_which_day_it_counts_by_and_in_which_time_zone(client: C
         "Cart events and checkouts per hour (UTC)",
     ):
         assert f"<h3>{title}</h3>" in page, title
+
+
+def summary_api() -> dict[str, object]:
+    """GET /api/analytics/summary as a shopper sees it (any logged-in user may read it)."""
+    api = APIClient()
+    api.force_authenticate(get_user_model().objects.get_or_create(username="shopper")[0])
+    body: dict[str, object] = api.get("/api/analytics/summary").json()
+    return body
+
+
+def test_the_summary_api_says_where_the_log_is(seeded_catalog: None) -> None:
+    covers = store.head_position() - 5
+    summary(covers_position=covers)
+    body = summary_api()
+    assert (body["covers_position"], body["log_head"]) == (covers, covers + 5)
+    assert body["run_in_progress"] is False
+
+
+def test_the_summary_api_says_when_a_run_is_in_progress() -> None:
+    summary(covers_position=0)
+    with run_lock.exclusive_run():
+        during = summary_api()
+    assert (during["run_in_progress"], summary_api()["run_in_progress"]) == (True, False)
+
+
+def test_the_page_shows_abandonment_with_what_it_divides(client: Client) -> None:
+    summary(covers_position=0)  # 2 carts with items, 1 checked out: half abandoned
+    page = staff_page(client)
+    assert (
+        "<article><small>Abandonment (with items, not checked out ÷ with items)</small>"
+        '<h2 id="summary-abandonment">50.0&thinsp;%</h2></article>'
+    ) in page
