@@ -44,7 +44,11 @@ SELECT EXISTS (
 )
 """
 _HELD_SQL = _ADVISORY_LOCK_HELD.format(mine=" AND pid = pg_backend_pid()")
-_HELD_BY_ANYONE_SQL = _ADVISORY_LOCK_HELD.format(mine="")
+# An advisory lock belongs to its database, and pg_locks lists every database's: another shop on the server
+# (staging beside production, another test database) holding a lock of the same name does not hold this one.
+_HELD_BY_ANYONE_SQL = _ADVISORY_LOCK_HELD.format(
+    mine=" AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+)
 
 
 class LeaseLostError(Exception):

@@ -108,7 +108,6 @@ def test_the_page_shows_abandonment_with_what_it_divides(client: Client) -> None
 
 
 @pytest.mark.postgres
-@pytest.mark.xfail(strict=True, reason="consumers/lease.py: held_by_anyone counts advisory locks of every database")
 def test_a_run_in_another_database_of_the_server_is_not_a_run_of_this_shop() -> None:
     """Advisory locks belong to a database, but pg_locks lists every database's: a run of another shop on the same
     server (staging beside production; another test database) showed 'A run is in progress' here, and made
