@@ -7,7 +7,8 @@ STAFF_ONLY = [NOT_AUTHENTICATED, NOT_STAFF, *MIN_POSITION_REFUSALS]
 
 ANALYTICS_SUMMARY = [
     response("Summary", {"carts_started": 120, "carts_with_items": 96, "carts_checked_out": 41, "conversion_rate": 0.34,
-                         "revenue": "17011.30", "average_order_value": "414.91", **FRESH}),
+                         "abandonment_rate": 0.57, "revenue": "17011.30", "average_order_value": "414.91", **FRESH,
+                         "log_head": 1912, "run_in_progress": False}),
     NOT_AUTHENTICATED,
     *MIN_POSITION_REFUSALS,
 ]  # fmt: skip
