@@ -13,7 +13,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
-from django.db import DatabaseError
+from django.db import InterfaceError, OperationalError
 
 from claims import services as claims
 from claims.models import Claim, ClaimStatus
@@ -112,8 +112,9 @@ def sign_up(username: str, password: str, *, wait_seconds: float | None = None) 
         accepted = claim is not None and claim.status == ClaimStatus.ACCEPTED
         if accepted and (user := User.objects.filter(username=username).first()) is not None:
             return SignUpResult(status=SignUpStatus.CREATED, user=user, claim_id=claim_id)
-    except DatabaseError as error:
+    except (OperationalError, InterfaceError) as error:  # the database went away (cartlog/outage.py: is_outage)
         # The claim is committed: the sign-up goes on without this request (the validator decides, the
         # account creator makes the account), so it is pending, not the outage's "nothing was changed".
+        # A bug's error (an IntegrityError, say) is not caught: it is a 500, not a pending sign-up.
         log.warning("sign-up %s: the database went away while it waited (%s); answered pending", claim_id, error)
     return SignUpResult(status=SignUpStatus.PENDING, claim_id=claim_id, detail="Your username is still being checked.")
