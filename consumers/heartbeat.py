@@ -1,8 +1,10 @@
 """Running consumers say so: one row per consumer, refreshed every few seconds."""
 
+import logging
 import os
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
@@ -11,6 +13,7 @@ from django.utils import timezone
 
 from .models import Heartbeat
 
+log = logging.getLogger(__name__)
 _last: dict[str, float] = {}
 
 
@@ -33,6 +36,39 @@ def failing(name: str, error: str) -> None:
 
 def recovered(name: str) -> None:
     Heartbeat.objects.filter(name=name).update(failing="", failing_since=None)
+
+
+@dataclass
+class Failures:
+    """What one loop (a consumer's worker, the relay) says of its batches in its heartbeat row.
+
+    `failed` after a turn that failed, `worked` after one that worked: only the first turn that works
+    after a failure writes (a turn standing by for another process's lease calls neither). It starts out
+    having said so, since a process before this one may have left the row failing (stopped while failing,
+    or started on a wrong setting).
+    """
+
+    name: str
+    said: bool = True
+
+    def failed(self, error: BaseException, line: str | None = None) -> None:
+        """Record '<Class>: <line>' (its first line by default; ops/health.py: said reads that shape). With
+        the database away this write fails too: quietly, the error itself is logged by the loop."""
+        self.said = True
+        try:
+            failing(self.name, f"{type(error).__name__}: {first_line(error) if line is None else line}")
+        except Exception:
+            log.debug("could not record that %s fails", self.name, exc_info=True)
+
+    def worked(self) -> None:
+        """Called inside the loop's try: if the database is away again, this turn fails instead."""
+        if self.said:
+            recovered(self.name)
+            self.said = False
+
+
+def first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [""])[0]
 
 
 def failures(names: Sequence[str]) -> dict[str, tuple[str, datetime | None]]:

@@ -34,10 +34,6 @@ log = logging.getLogger(__name__)
 RETRYABLE: tuple[type[BaseException], ...] = (DatabaseError, psycopg.Error, OSError)
 
 
-def _line(error: BaseException) -> str:
-    return str(error).strip().splitlines()[0] if str(error).strip() else ""
-
-
 def _quietly(action: Callable[[], object] | None) -> None:
     """Clean up without letting a second failure (a dead connection's close) hide the first."""
     if action is None:
@@ -120,9 +116,10 @@ class Worker:
     stop: threading.Event
     idle_seconds: float = field(default_factory=lambda: settings.CONSUMER_POLL_SECONDS)
     backoff: Backoff = field(default_factory=Backoff)
-    # Its heartbeat may say its batches fail (heartbeat.failing): true at the start too, since a
-    # process before this one (stopped while failing, or on a wrong setting) may have said so.
-    said_failing: bool = True
+    failures: heartbeat.Failures = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.failures = heartbeat.Failures(self.consumer.name)
 
     def __call__(self) -> None:
         log.info("consumer %s started", self.consumer.name)
@@ -137,9 +134,8 @@ class Worker:
                         lease = Lease(f"consumer:{self.consumer.name}") if transport.name == "table" else None
                         log.info("consumer %s on the %s transport", self.consumer.name, transport.name)
                     # A turn standing by says nothing of the holder's batches (the same heartbeat row).
-                    if self._step(transport, lease) and self.said_failing:  # in the try: the database may be away
-                        heartbeat.recovered(self.consumer.name)
-                        self.said_failing = False
+                    if self._step(transport, lease):
+                        self.failures.worked()
                 except Exception as error:
                     if is_fatal(error):
                         raise
@@ -182,15 +178,14 @@ class Worker:
             log.warning("consumer %s lost its lease; its batch rolled back; standing by", name)
         elif isinstance(error, RETRYABLE):
             # The database or the broker is away: the batch rolled back, nothing is lost.
-            log.warning("consumer %s: %s: %s; retrying in %.1fs", name, type(error).__name__, _line(error), pause)
+            line = heartbeat.first_line(error)
+            log.warning("consumer %s: %s: %s; retrying in %.1fs", name, type(error).__name__, line, pause)
         elif isinstance(error, OperatorError):  # its message is what to do: no traceback to bury it
-            log.warning("consumer %s: %s; retrying in %.1fs", name, _line(error), pause)
+            log.warning("consumer %s: %s; retrying in %.1fs", name, heartbeat.first_line(error), pause)
         else:
             log.exception("consumer %s: batch failed; retrying in %.1fs", name, pause)
         if not isinstance(error, LeaseLostError):  # standing by is not failing
-            # Said where the operator looks; with the database away this write fails too, quietly.
-            _quietly(lambda: heartbeat.failing(name, f"{type(error).__name__}: {_line(error)}"))
-            self.said_failing = True
+            self.failures.failed(error)
         _quietly(connection.close)  # a broken connection is replaced on the next turn
         self.stop.wait(pause)
 

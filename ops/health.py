@@ -70,7 +70,7 @@ def consumers(detail: Callable[[], bool] = _always) -> str | None:
 
 
 def said(error: str, whole: bool) -> str:
-    """The error as recorded ('<Class>: <first line>', consumers/runner.py and relay/relay.py), or its
+    """The error as recorded ('<Class>: <first line>', consumers/heartbeat.py: Failures), or its
     class alone, which holds nothing of an event or of the machine."""
     return error if whole else error.split(":", 1)[0]
 

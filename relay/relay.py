@@ -194,22 +194,19 @@ class Relay:
         lease = Lease(f"consumer:{NAME}")
         backoff = Backoff(base=0.5, cap=5.0)
         failing_since: float | None = None
-        # Whether the heartbeat may say it fails: at the start too, as a relay before this one may have said so.
-        said_failing = True
+        failures = heartbeat.Failures(NAME)
         log.info("relay started: %s -> %s", "eventlog_event", settings.KAFKA_BOOTSTRAP_SERVERS)
         try:
             while not stop.is_set():
                 try:
                     sent = self._turn(lease, stop)
-                    if said_failing and sent is not None:  # in the try: the database may be away again
-                        heartbeat.recovered(NAME)
-                        said_failing = False
+                    if sent is not None:  # None: standing by, which says nothing of the holder's batches
+                        failures.worked()
                 except Exception as error:
                     if is_fatal(error):
                         raise
                     failing_since = failing_since or time.monotonic()
-                    said_failing = True
-                    self._recover(error, backoff.next(), stop)
+                    self._recover(error, backoff.next(), stop, failures)
                     continue
                 if failing_since is not None:
                     log.info("relay recovered after %.1fs of failures", time.monotonic() - failing_since)
@@ -232,10 +229,10 @@ class Relay:
         heartbeat.beat(NAME, "kafka")
         return self.relay_batch(guard=lease.verify)
 
-    def _recover(self, error: Exception, pause: float, stop: threading.Event) -> None:
-        said = f"{type(error).__name__}: {error}".splitlines()[0]
-        if isinstance(error, KafkaException):  # librdkafka's words name neither the broker nor the setting
-            said = f"{type(error).__name__}: {config.broker_trouble(error)}"
+    def _recover(self, error: Exception, pause: float, stop: threading.Event, failures: heartbeat.Failures) -> None:
+        # librdkafka's words name neither the broker nor the setting
+        line = config.broker_trouble(error) if isinstance(error, KafkaException) else heartbeat.first_line(error)
+        said = f"{type(error).__name__}: {line}"
         if isinstance(error, KafkaException | DeliveryIncompleteError):
             log.warning("relay: broker trouble: %s; retrying in %.1fs", said, pause)
             self.topics_ready = False
@@ -249,20 +246,12 @@ class Relay:
         else:
             log.exception("relay: batch failed; retrying in %.1fs", pause)
         if not isinstance(error, LeaseLostError):  # standing by is not failing
-            # Said where the operator looks (consumers/heartbeat.py: failing); with the database away, quietly not.
-            _quietly(lambda: heartbeat.failing(NAME, said))
+            failures.failed(error, line)
         try:
             connection.close()  # a broken connection is replaced on the next turn
         except Exception:
             log.debug("closing the connection failed", exc_info=True)
         stop.wait(pause)
-
-
-def _quietly(action: Callable[[], object]) -> None:
-    try:
-        action()
-    except Exception:
-        log.debug("could not record the relay's state", exc_info=True)
 
 
 def run_forever(stop: threading.Event) -> None:
