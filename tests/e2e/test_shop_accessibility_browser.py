@@ -100,10 +100,14 @@ def test_without_javascript_each_new_page_starts_the_focus_at_what_happened(shop
     with shopper_page(javascript=False) as page:
         page.goto(shop + "/products/COF-001/")
         page.get_by_role("button", name="Add to cart").click()
+        # Chromium applies autofocus when it next renders the new page, not by the time click() returns:
+        # wait for it (once, the Update below was read while the focus was still on <body>).
+        expect(page.locator("#messages .notice")).to_be_focused()
         assert page.evaluate(FOCUSED) == "p Added 1 x Ethiopian Yirgacheffe Beans 250g to your cart."
         page.goto(shop + "/cart/")
         page.get_by_label("Quantity of Ethiopian Yirgacheffe Beans 250g").fill("3")
         page.get_by_role("button", name="Update").click()
+        expect(page.locator("#messages .notice")).to_be_focused()
         assert page.evaluate(FOCUSED) == "p Quantity of Ethiopian Yirgacheffe Beans 250g set to 3."
         page.keyboard.press("Tab")  # from the message on, not from the top of the page
         expect(page.get_by_role("link", name="Ethiopian Yirgacheffe Beans 250g")).to_be_focused()
