@@ -86,6 +86,8 @@ def references(label: str, text: str) -> Iterator[Reference]:
 
 def _looks_like_a_repo_path(span: str) -> bool:
     parts = span.rstrip("/").split("/")
+    if parts[0] in NOT_SCANNED:  # made by a run (var/pytest-sqlite.log), not a file of the tree
+        return False
     return "." in parts[-1] or (ROOT / parts[0]).exists()
 
 

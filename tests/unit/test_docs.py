@@ -44,6 +44,7 @@ def test_commands_routes_urls_media_types_bare_names_and_fenced_code_are_not_ref
     text = (
         "`python manage.py run_relay`, `/api/carts/<id>`, `http://localhost:8000`, `application/json`,\n"
         "`application/problem+json`, `test_archive.py`, `spark_jobs/<job>.py`, `tests/test_*.py`,\n"
+        "`var/pytest-sqlite.log` (a run makes it),\n"
         "`schema_version` (`relay/messages.py: to_message`) names a header, not a definition.\n"
         "```python\n`not/in/a/span.py`\n```\n"
     )
