@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from celery import Celery
-from celery.signals import before_task_publish, celeryd_init, setup_logging
+from celery.signals import before_task_publish, celeryd_init, setup_logging, worker_shutting_down
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cartlog.settings")
 
@@ -83,3 +83,26 @@ def worker_log_from_the_start(instance: Any = None, **kwargs: Any) -> None:
     log_as_every_cartlog_process()
     if settings.LOG_FORMAT == "json" and instance is not None:
         instance.quiet = True
+        instance.install_platform_tweaks = _shutdown_said_as_a_record(instance.install_platform_tweaks)
+
+
+def _shutdown_said_as_a_record(install_platform_tweaks: Any) -> Any:
+    """Celery's SIGTERM and SIGQUIT handlers print `worker: Warm shutdown (MainProcess)` with os.write, past
+    any logging: the one text line of a worker under LOG_FORMAT=json. Install them again, silent, once Celery
+    has (it does so after every hook a project gets); `said_as_a_record` logs the line instead."""
+    from celery.apps import worker as celery_worker
+
+    def install(worker: Any) -> None:
+        install_platform_tweaks(worker)
+        celery_worker.install_worker_term_handler(worker, verbose=False)
+        celery_worker.install_worker_term_hard_handler(worker, verbose=False)
+
+    return install
+
+
+@worker_shutting_down.connect
+def said_as_a_record(sig: str = "", how: str = "", **kwargs: Any) -> None:
+    from django.conf import settings
+
+    if settings.LOG_FORMAT == "json":  # under plain, Celery's own line has said it
+        logging.getLogger("celery.worker").info("worker: %s shutdown (%s)", how, sig)
