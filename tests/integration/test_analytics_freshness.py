@@ -102,7 +102,7 @@ def test_the_page_shows_abandonment_with_what_it_divides(client: Client) -> None
     summary(covers_position=0)  # 2 carts with items, 1 checked out: half abandoned
     page = staff_page(client)
     assert (
-        "<article><small>Abandonment (with items, not checked out ÷ with items)</small>"
+        '<article class="rate"><small>Abandonment (with items, not checked out ÷ with items)</small>'
         '<h2 id="summary-abandonment">50.0&thinsp;%</h2></article>'
     ) in page
 

@@ -70,6 +70,36 @@ def test_no_figure_is_cut_at_a_desktop_width(shop: str) -> None:
         expect(page.locator("#summary-revenue")).to_have_text("€16,642.75")
 
 
+# The summary's cards row by row (by their top edge): how many each row holds, and each card's width.
+SUMMARY_ROWS = """() => {
+    const rows = new Map();
+    for (const card of document.querySelectorAll('#summary > article')) {
+        const box = card.getBoundingClientRect();
+        const top = Math.round(box.top + window.scrollY);
+        rows.set(top, [...(rows.get(top) || []), Math.round(box.width)]);
+    }
+    return [...rows.keys()].sort((a, b) => a - b).map(top => rows.get(top));
+}"""
+
+
+def test_the_summary_cards_fill_even_rows_and_nothing_is_cut_between_tablet_and_desktop_widths(shop: str) -> None:
+    """From 768 to 1023 px (Pico's container is 700 px wide throughout) seven cards in rows of three left the average
+    order alone on a third row, and the top products three abreast scrolled their figures out of sight ("70" read
+    "7"), as did the category activity's and the recommendations' tables. Now the funnel's three counts, then the
+    two rates, then the money's two, each row filled, and nothing on the page scrolls."""
+    simulated_month()
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1023, "height": 860})
+        log_in(page, shop)
+        for width in (768, 900, 1023):
+            page.set_viewport_size({"width": width, "height": 860})
+            rows = page.evaluate(SUMMARY_ROWS)
+            assert [len(row) for row in rows] == [3, 2, 2], (width, rows)
+            assert [len(set(row)) for row in rows] == [1, 1, 1], (width, rows)  # a row's cards share it evenly
+            assert page.evaluate(CUT) == [], width
+        expect(page.locator("#summary-revenue")).to_have_text("€16,642.75")
+
+
 # Figures (h2) whose text takes more than one line: "€16,274.50" broke after its point in the abandoned carts' card.
 BROKEN = """() => [...document.querySelectorAll('main h2')].filter(h => {
     const range = document.createRange();
