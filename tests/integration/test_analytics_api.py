@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from analytics import queries
@@ -127,3 +129,19 @@ def test_a_limit_that_is_not_a_whole_number_from_1_is_refused_not_replaced(loade
     assert [row["sku"] for row in staff.get("/api/analytics/products", {"limit": "2"}).json()] == ["SKU-012", "SKU-011"]
     assert len(staff.get("/api/analytics/products", {"limit": "1000"}).json()) == 12
     assert len(staff.get("/api/analytics/products").json()) == 10
+
+
+def summary_reads(queries_run: CaptureQueriesContext) -> list[str]:
+    return [query["sql"] for query in queries_run.captured_queries if "analytics_summary" in query["sql"]]
+
+
+@pytest.mark.parametrize("asked", [{}, {"min_position": "0"}], ids=["plain", "min_position"])
+def test_the_summary_is_read_once_per_request(loaded: None, asked: dict[str, str]) -> None:
+    """SummaryView read the Summary row for Cartlog-Position, then again for the body: two queries, and a run
+    loading in between made the header and the body's covers_position disagree. One read answers both."""
+    api = api_client(staff=False)
+    with CaptureQueriesContext(connection) as queries_run:
+        response = api.get("/api/analytics/summary", asked)
+    assert response.status_code == 200
+    assert len(summary_reads(queries_run)) == 1, summary_reads(queries_run)
+    assert response["Cartlog-Position"] == "42" and response.json()["covers_position"] == 42
