@@ -13,6 +13,8 @@ from urllib.parse import urlsplit
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from cartlog.archive_folder import EMBEDDED_DATABASE, default_archive_folder
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("CARTLOG_VAR_DIR", BASE_DIR / "var"))
 VAR_DIR.mkdir(parents=True, exist_ok=True)
@@ -115,7 +117,7 @@ TEMPLATES = [
 ]
 
 # --- Database -----------------------------------------------------------------
-DATABASE_URL = os.environ.get("DATABASE_URL", f"sqlite:///{VAR_DIR / 'cartlog.sqlite3'}")
+DATABASE_URL = os.environ.get("DATABASE_URL", f"sqlite:///{VAR_DIR / EMBEDDED_DATABASE}")
 # Health checks: a pooled connection the server dropped (a restart) is replaced before use, not failed on.
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=600, conn_health_checks=True)}
 _db = DATABASES["default"]
@@ -339,7 +341,11 @@ def local_path(name: str, value: str) -> str:
     )
 
 
-EVENT_ARCHIVE_PATH = local_path("EVENT_ARCHIVE_PATH", os.environ.get("EVENT_ARCHIVE_PATH", str(VAR_DIR / "archive")))
+# Unset: a folder per database in VAR_DIR, var/archive for the embedded SQLite file (cartlog/archive_folder.py),
+# so a second shop on another database beside the first does not write into the first one's archive.
+EVENT_ARCHIVE_PATH = local_path(
+    "EVENT_ARCHIVE_PATH", os.environ.get("EVENT_ARCHIVE_PATH", str(default_archive_folder(DATABASE_URL, VAR_DIR)))
+)
 # The archiver among the consumers writes once this many events wait, or the last write is this old.
 ARCHIVE_CONSUMER_MIN_EVENTS = int(os.environ.get("ARCHIVE_CONSUMER_MIN_EVENTS", "5000"))
 ARCHIVE_CONSUMER_MAX_DELAY_SECONDS = float(os.environ.get("ARCHIVE_CONSUMER_MAX_DELAY_SECONDS", "300"))

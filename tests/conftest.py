@@ -104,10 +104,16 @@ def _no_cart_remembered_from_another_test() -> None:
 
 
 @pytest.fixture(autouse=True)
-def _event_archive_per_test(settings, tmp_path_factory: pytest.TempPathFactory) -> None:
+def _event_archive_per_test(
+    settings, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """Each test archives into a folder of its own, never the developer's var/archive
-    (the archiver runs among the consumers, so any test of run_consumers archives)."""
-    settings.EVENT_ARCHIVE_PATH = str(tmp_path_factory.mktemp("archive"))
+    (the archiver runs among the consumers, so any test of run_consumers archives), and so do
+    the processes it starts with its environment: else they archived into CARTLOG_VAR_DIR,
+    into a new folder for each test database (cartlog/archive_folder.py)."""
+    folder = str(tmp_path_factory.mktemp("archive"))
+    settings.EVENT_ARCHIVE_PATH = folder
+    monkeypatch.setenv("EVENT_ARCHIVE_PATH", folder)
 
 
 @pytest.fixture
