@@ -67,6 +67,8 @@ def test_every_page_fits_a_390_px_screen(shop: str) -> None:
         expect(page.locator("#cart-count")).to_have_text("12")
         page.goto(shop + "/products/KIT-001/")
         page.get_by_role("button", name="Add to cart").click()
+        # htmx sends the add in the background: leaving the page before its answer could cancel it.
+        expect(page.locator("#cart-count")).to_have_text("13")
         page.goto(shop + "/login/")
         page.get_by_label("Username").fill("staffer")
         page.get_by_label("Password").fill("a-long-secret-9")
