@@ -114,6 +114,9 @@ def travel_back_in_history(page: Page, shop: str, shots: Recorder, javascript: b
     if not javascript:  # with JavaScript, a pick from the list (one change, no arrow key) loads it
         page.get_by_role("button", name="Show").click()
     expect(page.locator("#state-version")).to_have_text("3")
+    # Without JavaScript "Show" loads a new page, parsed as it arrives: its lines come after #state-version.
+    # Wait for both (KIT-001 and COF-001 at version 3, as asserted below) before reading them once.
+    expect(page.locator("#state-lines tbody tr")).to_have_count(2)
     shots.shot("history-v3")
     shown = {row.get_attribute("data-sku"): int(row.locator("td").nth(2).inner_text())
              for row in page.locator("#state-lines tbody tr").all()}  # fmt: skip
