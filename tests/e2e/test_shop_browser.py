@@ -8,6 +8,7 @@ version whose state matches the API's ?at_version=.
 import re
 
 import pytest
+from django.conf import settings
 from playwright.sync_api import Page, expect
 
 from tests.claim_helpers import claim_consumers_running
@@ -76,7 +77,10 @@ def sign_up_and_keep_the_cart(page: Page, shots: Recorder, username: str) -> Non
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill("a-long-secret-9")
     shots.shot("signup")
-    page.get_by_role("button", name="Sign up").click()
+    # The shop answers once the claim validator and the account creator (threads here) have made the account,
+    # or after CLAIM_WAIT_SECONDS (10 s in tests/settings.py) with "pending", and hashes the password first:
+    # wait for that answer, not the page's 10 s (on a busy machine the click timed out at 10 s).
+    page.get_by_role("button", name="Sign up").click(timeout=(settings.CLAIM_WAIT_SECONDS + 20) * 1000)
     expect(page.get_by_text("Your cart came with you.")).to_be_visible()
     expect(page.locator("#cart-count")).to_have_text("4")
     page.get_by_role("link", name=re.compile(r"^Cart \(")).click()
