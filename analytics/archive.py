@@ -52,12 +52,17 @@ def archive_position() -> int:
 def archive(
     batch_size: int = DEFAULT_BATCH_SIZE, progress: Progress | None = None, *, through: int | None = None
 ) -> ArchiveResult:
-    """Bring the archive up to the log's safe head (or to `through`), batch by batch."""
+    """Bring the archive up to the log's safe head (or to `through`), batch by batch.
+
+    `progress` hears the result so far after each batch but the last, whose result this returns: a caller that
+    says the result says nothing twice (an archive of one batch printed a line for the batch, then the same
+    figures again as the step's result)."""
     root = archive_root()
     with _storage_errors(root), _locked(root):
         checkpoint = _recover(root)
         result = ArchiveResult(position=checkpoint.position)
-        while batch := _next_batch(checkpoint.position, batch_size, through):
+        batch = _next_batch(checkpoint.position, batch_size, through)
+        while batch:
             checkpoint, written = _write_batch(root, checkpoint, batch)
             result = ArchiveResult(
                 read=result.read + len(batch),
@@ -65,7 +70,8 @@ def archive(
                 files=result.files + len(written),
                 position=checkpoint.position,
             )
-            if progress:
+            batch = _next_batch(checkpoint.position, batch_size, through)
+            if progress and batch:
                 progress(result)
         return result
 

@@ -43,7 +43,7 @@ from spark_jobs import common
 from spark_jobs import recommendations as recommendations_job
 
 from . import models as read_tables
-from .archive import ArchiveResult, archive, archive_root
+from .archive import DEFAULT_BATCH_SIZE, ArchiveResult, archive, archive_root
 
 logger = logging.getLogger(__name__)
 
@@ -89,9 +89,8 @@ def run_all(progress: Progress | None = None, *, spark: SparkSession | None = No
     timings: dict[str, float] = {}
 
     began = time.perf_counter()
-    archived = archive(progress=lambda r: say(f"archive: {r.written} events written, at position {r.position}"))
+    archived = archive_step(say)
     timings["archive"] = time.perf_counter() - began
-    say(f"archive: read {archived.read} new events from the log, {archived.files} files; position {archived.position}")
 
     began = time.perf_counter()
     # The catalog beside the archive: every executor reads it there, never in this driver's temp dir.
@@ -127,6 +126,18 @@ def run_all(progress: Progress | None = None, *, spark: SparkSession | None = No
         archive=archived, covers_position=covers, events_read=events_read, rows=rows,
         computed_at=computed_at.isoformat(), seconds={k: round(v, 3) for k, v in timings.items()},
     )  # fmt: skip
+
+
+def archive_step(say: Progress, batch_size: int = DEFAULT_BATCH_SIZE) -> ArchiveResult:
+    """Step 1: the archive up to the log's head, said in one line with its result; before it, a line after each
+    batch that more follow (a first archive of a long log writes a batch of 50,000 events a second or two)."""
+
+    def so_far(result: ArchiveResult) -> None:
+        say(f"archive: {result.written} events written so far, at position {result.position}")
+
+    archived = archive(batch_size, progress=so_far)
+    say(f"archive: read {archived.read} new events from the log, {archived.files} files; position {archived.position}")
+    return archived
 
 
 # What the jobs build alike from the parsed cart events, cached once per run.

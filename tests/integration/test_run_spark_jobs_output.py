@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from eventlog import store
 from simulator.simulate import simulate
 from tests.log_helpers import wait_until_readable
 from tests.processes import database_url
@@ -24,6 +25,7 @@ def test_run_spark_jobs_prints_each_step_once_with_its_time_and_spark_progress_a
 ) -> None:
     simulate(carts=30, seed=5, days=2, start=date(2026, 4, 1))
     wait_until_readable()
+    head, events = store.head_position(), len(store.read_all(0, 100_000))  # positions go on from earlier tests
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("SPARK_", "PYSPARK_"))},
         "DATABASE_URL": database_url(), "DJANGO_SECRET_KEY": "test-only-not-secret", "SPARK_MASTER": "local[2]",
@@ -46,4 +48,8 @@ def test_run_spark_jobs_prints_each_step_once_with_its_time_and_spark_progress_a
     assert len(said) == len(set(said)), said
     for step in ("archive: read ", "spark: read ", "load: 1 rows into analytics_summary"):
         assert sum(message.startswith(step) for message in said) == 1, (step, said)
+    # One batch archived: its result alone, not a line for the batch before it as well.
+    archived = [message for message in said if message.startswith("archive")]
+    assert len(archived) == 1, said
+    assert re.fullmatch(rf"archive: read {events} new events from the log, \d+ files; position {head}", archived[0])
     assert any(re.fullmatch(r"spark: \d+ Spark jobs done, \d+ running \(\d+ tasks done\)", m) for m in said), said

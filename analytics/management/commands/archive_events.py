@@ -3,6 +3,7 @@
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
+from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from analytics.archive import DEFAULT_BATCH_SIZE, ArchiveResult, archive, archive_position, archive_root
@@ -24,7 +25,11 @@ class Command(BaseCommand):
         start = archive_position()
         pending = max(store.head_position() - start, 0)  # positions, an upper bound on events
         columns = (TextColumn("archive"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-        with Progress(*columns, disable=options["verbosity"] == 0) as bar:
+        # The bar only in a terminal, and gone once the archive is written (transient): the step ends on one line,
+        # its result. A finished bar above it said the same count again, and a pipe or a file got that bar too.
+        console = Console()
+        shown = options["verbosity"] > 0 and console.is_terminal
+        with Progress(*columns, console=console, disable=not shown, transient=True) as bar:
             task = bar.add_task("archive", total=pending)
 
             def show(result: ArchiveResult) -> None:
