@@ -33,6 +33,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from django.conf import settings
 from django.db import transaction
+from django.template.defaultfilters import pluralize
 from django.utils import timezone
 from pyspark.sql import DataFrame, SparkSession
 
@@ -136,7 +137,8 @@ def archive_step(say: Progress, batch_size: int = DEFAULT_BATCH_SIZE) -> Archive
         say(f"archive: {result.written} events written so far, at position {result.position}")
 
     archived = archive(batch_size, progress=so_far)
-    say(f"archive: read {archived.read} new events from the log, {archived.files} files; position {archived.position}")
+    files = f"{archived.files} file{pluralize(archived.files)}"
+    say(f"archive: read {archived.read} new events from the log, {files}; position {archived.position}")
     return archived
 
 

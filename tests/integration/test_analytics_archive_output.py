@@ -60,7 +60,7 @@ def test_archive_events_prints_one_line_with_its_result(
 def test_the_pipelines_archive_step_says_one_line_for_one_batch(twenty_events: int, root: Path) -> None:
     said: list[str] = []
     archive_step(said.append)
-    assert said == [f"archive: read 20 new events from the log, 1 files; position {twenty_events}"]
+    assert said == [f"archive: read 20 new events from the log, 1 file; position {twenty_events}"]
 
 
 def test_a_long_archive_says_how_far_it_got_after_each_batch_but_the_last(twenty_events: int, root: Path) -> None:

@@ -3,6 +3,7 @@
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
+from django.template.defaultfilters import pluralize
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -40,5 +41,5 @@ class Command(BaseCommand):
         if options["verbosity"]:
             self.stdout.write(
                 f"archive {archive_root()}: read {result.read}, wrote {result.written} events in "
-                f"{result.files} files; position {start} -> {result.position}"
+                f"{result.files} file{pluralize(result.files)}; position {start} -> {result.position}"
             )
