@@ -26,7 +26,7 @@ from .base import Consumer
 from .checkpoints import CheckpointMovedError
 from .fatal import OperatorError, is_fatal
 from .lease import Lease, LeaseLostError
-from .transports import Settling, Transport, Wakeable
+from .transports import Interruptible, Settling, Transport, Wakeable
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +130,7 @@ class Worker:
             while not self.stop.is_set():
                 try:
                     if transport is None:
-                        transport = faults.wrap(self.transport_factory(), self.consumer.name)  # the fault lab
+                        transport = faults.wrap(self._transport(), self.consumer.name)  # the fault lab
                         lease = Lease(f"consumer:{self.consumer.name}") if transport.name == "table" else None
                         log.info("consumer %s on the %s transport", self.consumer.name, transport.name)
                     # A turn standing by says nothing of the holder's batches (the same heartbeat row).
@@ -152,6 +152,12 @@ class Worker:
             _quietly(lease.release if lease else None)
             _quietly(connection.close)
             log.info("consumer %s stopped", self.consumer.name)
+
+    def _transport(self) -> Transport:
+        made = self.transport_factory()
+        if isinstance(made, Interruptible):
+            made.interrupt_on(self.stop)
+        return made
 
     def _step(self, transport: Transport, lease: Lease | None) -> bool:
         """One turn: the lease (taken or re-checked), a heartbeat, one batch; False when standing by."""

@@ -58,6 +58,14 @@ class Wakeable(Protocol):
     def idle(self, stop: threading.Event, poll_seconds: float) -> None: ...
 
 
+@runtime_checkable
+class Interruptible(Protocol):
+    """A transport that waits for a broker inside fetch() (the Kafka transport joining it): the runner
+    hands it its stop event, which ends such a wait, so that a SIGTERM is not held for its whole timeout."""
+
+    def interrupt_on(self, stop: threading.Event) -> None: ...
+
+
 class TableTransport:
     """Reads `eventlog_event` after the consumer's checkpoint, gap-safe (store.read_all).
 

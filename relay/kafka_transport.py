@@ -11,12 +11,20 @@ batch whose partitions' progress moved after it was fetched (another member of t
 group took the partition in a rebalance and applied the same messages, a rebuild's
 swap recorded its new table) is rolled back and fetched again, and then drops what
 was applied meanwhile, instead of applying it twice.
+
+A broker that goes away leaves a member nothing to read, and no error reaches its
+runner: librdkafka retries by itself. So what it says in the meantime is watched
+(`_on_error`, `_on_lost`), and while it says the broker is not answering, each
+fetch first asks for the broker's metadata and raises BrokerUnavailableError
+while none comes: the runner's loop says `failing` (consumers/heartbeat.py:
+Failures), as it does for any other batch that fails, until a fetch gets through.
 """
 
 import logging
+import threading
 from collections.abc import Sequence
 
-from confluent_kafka import Consumer, KafkaException, Message, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, Message, TopicPartition
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
@@ -30,15 +38,18 @@ from eventlog.records import RecordedEvent
 
 from . import config
 from .contract import from_message
-from .topics import ensure_topics, partition_for
+from .topics import ensure_topics, metadata, partition_for
 
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.5
+# How long a fetch waits for the broker's metadata once librdkafka has said it does not answer: a broker
+# that is up answers in milliseconds, and the runner asks again after its backoff.
+PROBE_SECONDS = 2.0
 
 
 class BrokerUnavailableError(OperatorError):
-    """The broker did not answer (or refused) while joining it: its message names the address and the setting."""
+    """The broker did not answer (or refused), joining it or since: its message names the address and the setting."""
 
 
 class KafkaTransport:
@@ -52,12 +63,26 @@ class KafkaTransport:
         self.unconfirmed: dict[tuple[str, int], int] = {}  # first offset per partition of a batch in hand
         self.assigned = False  # the group has given this member its partitions (none is an answer too)
         self.read_to_end = False  # since then, it has read to the end of each of them once (settled())
+        self.unanswered = False  # librdkafka said the broker does not answer, and no fetch has got through since
+        self.stop: threading.Event | None = None  # the runner's (interrupt_on): it ends a wait for the broker
+
+    def interrupt_on(self, stop: threading.Event) -> None:
+        """Waits for the broker (its topics, its metadata) end when `stop` is set (consumers/transports.py)."""
+        self.stop = stop
 
     def fetch(self, consumer: str, categories: Sequence[str], limit: int) -> Batch:
+        """The next batch; BrokerUnavailableError when the broker does not answer (joining it, or a wait
+        in the fetch: the group's committed offsets, the partitions' ends)."""
         try:
-            kafka = self._connect(consumer, categories)
+            return self._fetch(consumer, categories, limit)
         except KafkaException as error:  # librdkafka's words alone named neither the broker nor the setting
             raise BrokerUnavailableError(config.broker_trouble(error)) from error
+
+    def _fetch(self, consumer: str, categories: Sequence[str], limit: int) -> Batch:
+        kafka = self._connect(consumer, categories)
+        if self.unanswered:  # only after librdkafka said so: a healthy fetch costs nothing more
+            metadata(kafka, PROBE_SECONDS, self.stop)
+            self.unanswered = False
         self._rewind_unconfirmed(kafka)
         # Wait for the first message only, then take what is already buffered: consume(n, timeout)
         # alone would sit out the whole timeout on a quiet log.
@@ -106,13 +131,29 @@ class KafkaTransport:
         """A (re)balance: the new partitions' ends are not known to be reached yet."""
         self.assigned, self.read_to_end = True, False
 
+    def _on_lost(self, kafka: Consumer, partitions: list[TopicPartition]) -> None:
+        """Its partitions were taken from it without a rebalance: the group's coordinator did not answer
+        within session.timeout.ms (a broker frozen, or cut off by the network), or it fenced this member."""
+        log.info("%d partition(s) lost: the group's coordinator did not answer in time", len(partitions))
+        self.assigned = self.read_to_end = False
+        self.unanswered = True
+
+    def _on_error(self, error: KafkaError) -> None:
+        """librdkafka's errors (its own lines log them): none is raised, it retries by itself. Served by poll()."""
+        if error.code() == KafkaError._ALL_BROKERS_DOWN:  # a broker stopped: its connections refused
+            self.unanswered = True
+
     def _connect(self, consumer: str, categories: Sequence[str]) -> Consumer:
         if self.kafka is None:
-            ensure_topics()  # subscribing to a topic that does not exist yet would wait for a metadata refresh
-            self.kafka = Consumer(config.consumer(f"{settings.KAFKA_TOPIC_PREFIX}-{consumer}"))
-            self.assigned = self.read_to_end = False
+            # Subscribing to a topic that does not exist yet would wait for a metadata refresh.
+            ensure_topics(stop=self.stop)
+            group = f"{settings.KAFKA_TOPIC_PREFIX}-{consumer}"
+            self.kafka = Consumer({**config.consumer(group), "error_cb": self._on_error})
+            self.assigned = self.read_to_end = self.unanswered = False
             self.kafka.subscribe(
-                [config.topic(c) for c in (categories or config.categories())], on_assign=self._on_assign
+                [config.topic(c) for c in (categories or config.categories())],
+                on_assign=self._on_assign,
+                on_lost=self._on_lost,
             )
         return self.kafka
 

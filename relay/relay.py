@@ -83,6 +83,7 @@ class Relay:
         self.topics_ready = False
         self.in_flight: deque[Batch] = deque()  # produced, oldest first, deliveries not yet settled
         self.reader = Reader(self.batch_size)
+        self.stop: threading.Event | None = None  # run()'s: it ends a wait for the broker's metadata
 
     def relay_batch(self, guard: Callable[[], None] | None = None) -> int:
         """Read and produce the next batch; settle the oldest in flight once IN_FLIGHT are (or
@@ -106,7 +107,7 @@ class Relay:
         if self.connected is not self.producer:  # a new one (the recovery replaces it)
             self._connect_producer()
         if not self.topics_ready:
-            ensure_topics()
+            ensure_topics(stop=self.stop)
             self.topics_ready = True
         in_flight, self.in_flight = self.in_flight, deque()  # stays empty if anything below raises
         after = in_flight[-1].positions[-1] if in_flight else checkpoints.position(NAME)
@@ -195,6 +196,7 @@ class Relay:
         backoff = Backoff(base=0.5, cap=5.0)
         failing_since: float | None = None
         failures = heartbeat.Failures(NAME)
+        self.stop = stop
         log.info("relay started: %s -> %s", "eventlog_event", settings.KAFKA_BOOTSTRAP_SERVERS)
         try:
             while not stop.is_set():

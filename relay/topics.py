@@ -9,16 +9,21 @@ operator's decision (docs/scaling.md).
 """
 
 import logging
+import threading
+import time
 import zlib
 from dataclasses import dataclass
 
-from confluent_kafka import KafkaException
-from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic
+from confluent_kafka import Consumer, KafkaException
+from confluent_kafka.admin import AdminClient, ClusterMetadata, ConfigResource, NewTopic
 from django.conf import settings
 
 from . import config
 
 log = logging.getLogger(__name__)
+# A wait for the broker's metadata is asked in slices this long, so that the process's stop ends it
+# (a broker that is not there would otherwise hold a SIGTERM for the whole timeout).
+SLICE_SECONDS = 0.5
 
 
 @dataclass(frozen=True)
@@ -38,11 +43,33 @@ def partition_for(key: str) -> int:
     return zlib.crc32(key.encode()) % settings.KAFKA_TOPIC_PARTITIONS
 
 
-def ensure_topics(timeout: float = 15.0) -> list[Mismatch]:
-    """Create the missing topics; report (log an error for, and return) every difference from settings."""
+def metadata(client: AdminClient | Consumer, timeout: float, stop: threading.Event | None = None) -> ClusterMetadata:
+    """The cluster's metadata, waited for `timeout` at most, or until `stop` is set.
+
+    librdkafka's wait cannot be interrupted, so it is asked again every SLICE_SECONDS while the broker
+    does not answer; the connection is made in the background meanwhile. Raises the last KafkaException
+    (its words: what librdkafka last said) once the time is up or `stop` is set.
+    """
+    stop = stop or threading.Event()
+    deadline = time.monotonic() + timeout
+    while True:
+        started = time.monotonic()
+        left = deadline - started
+        try:
+            return client.list_topics(timeout=max(min(SLICE_SECONDS, left), 0.01))
+        except KafkaException:
+            if left <= SLICE_SECONDS or stop.is_set():
+                raise
+        stop.wait(SLICE_SECONDS - (time.monotonic() - started))  # an answer that came at once: no busy loop
+
+
+def ensure_topics(timeout: float = 15.0, stop: threading.Event | None = None) -> list[Mismatch]:
+    """Create the missing topics; report (log an error for, and return) every difference from settings.
+
+    `stop` (the process's) ends the wait for a broker that does not answer, with its KafkaException."""
     admin = AdminClient(config.common())
     wanted = wanted_topics()
-    existing = set(admin.list_topics(timeout=timeout).topics)
+    existing = set(metadata(admin, timeout, stop).topics)
     missing = [t for t in wanted if t.topic not in existing]
     if missing:
         _create(admin, missing, timeout)
