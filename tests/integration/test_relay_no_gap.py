@@ -61,6 +61,24 @@ def broker_behind_a_proxy(tmp_path: Path, settings, monkeypatch: pytest.MonkeyPa
         broker.stop()
 
 
+def shop_and_relay(relay: Relay) -> float:
+    """One order, relayed once all of it is readable; when its batch was produced.
+
+    A gap-safe read waits for the oldest writing transaction of the whole server (docs/adr/0002):
+    with other databases busy beside this test (another shop, a developer's tests), events
+    appended a moment ago may not be readable yet. A batch read then was empty, or came short
+    and settled the batch before it early (failing at once for the cut link)."""
+    before = store.head_position()
+    shop(1)
+    head = store.head_position()
+    deadline = time.monotonic() + 90
+    while not (readable := store.read_all(before, head - before)) or readable[-1].position < head:
+        assert time.monotonic() < deadline, "the events just appended were not readable in 90 s: a long transaction?"
+        time.sleep(0.01)
+    assert relay.relay_batch() == head - before
+    return time.monotonic()
+
+
 def test_a_link_cut_between_two_batches_loses_no_event_for_a_kafka_consumer(
     catalog: None, broker_behind_a_proxy: CuttableProxy
 ) -> None:
@@ -70,13 +88,10 @@ def test_a_link_cut_between_two_batches_loses_no_event_for_a_kafka_consumer(
         pass
 
     proxy.cut()
-    cut_at = time.monotonic()
-    shop(1)
-    assert relay.relay_batch() > 0  # batch A: produced, its acks not awaited yet
+    a_sent = shop_and_relay(relay)  # batch A: produced, its acks not awaited yet
     time.sleep(3.0)
-    shop(1)
-    assert relay.relay_batch() > 0  # batch B: 3 s younger than A
-    time.sleep(max(0.0, cut_at + 5.2 - time.monotonic()))  # A is past the 4 s timeout, B is not
+    shop_and_relay(relay)  # batch B: 3 s younger than A
+    time.sleep(max(0.0, a_sent + 5.2 - time.monotonic()))  # A is past the 4 s timeout, B is not
     proxy.restore()
     # The relay's own thread is elsewhere for a moment (its database, say) while the producer's
     # threads reconnect and send what they still hold.
