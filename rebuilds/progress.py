@@ -40,10 +40,16 @@ class Bar:
 
     Not on a terminal (`> rebuild.log 2>&1`, a container's log) rich draws the bar only when it
     stops, so a rebuild of minutes said nothing until its end: there it prints the same numbers
-    as a line every `every` seconds instead."""
+    as a line every `every` seconds instead, and the last numbers once more at the end. Each is
+    one line, never wrapped: rich wraps at the console's width (80 columns off a terminal), which
+    split a report in two, and its bar drawn at the end was cut to that width ("2,329 events/s 0…").
+    """
 
     def __init__(self, console: Console | None = None, every: float = 10.0) -> None:
         self.every, self.said_at = every, time.monotonic()
+        console = console or Console(stderr=True)
+        self.in_a_log = not console.is_terminal
+        self.said, self.last = "", ""  # the last line printed, and the numbers as they stand (in a log)
         self.progress = RichProgress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -51,8 +57,9 @@ class Bar:
             TextColumn("{task.fields[done]:,} events"),
             TextColumn("{task.fields[rate]:,.0f} events/s"),
             TimeRemainingColumn(),
-            console=console or Console(stderr=True),
+            console=console,
             transient=False,
+            disable=self.in_a_log,  # lines instead (above)
         )
         self.task: TaskID | None = None
 
@@ -69,17 +76,25 @@ class Bar:
             completed = max(run.position, scanned)
             total = max(completed, self.progress.tasks[0].total or 0)
             self.progress.update(self.task, completed=completed, total=total, done=run.events_done, rate=run.rate)
-            if not self.progress.console.is_terminal and time.monotonic() - self.said_at >= self.every:
-                self.said_at = time.monotonic()
-                self.progress.console.print(line(run, completed, total))
+            if self.in_a_log:
+                self.last = line(run, completed, total)
+                if time.monotonic() - self.said_at >= self.every:
+                    self.said_at = time.monotonic()
+                    self._say(self.last)
 
     def close(self) -> None:
         self.progress.stop()
+        if self.in_a_log and self.last != self.said:  # where it ended, unless that was the last line said
+            self._say(self.last)
+
+    def _say(self, text: str) -> None:
+        self.said = text
+        self.progress.console.print(text, soft_wrap=True, markup=False, highlight=False)
 
 
 def line(run: RebuildRun, completed: float, total: float) -> str:
     """The bar's numbers as one line of a log."""
-    left = f", about {round((total - completed) / run.rate)} s left" if run.rate > 0 else ""
+    left = f", about {round((total - completed) / run.rate)} s left" if run.rate > 0 and completed < total else ""
     return (
         f"rebuild {run.projection}: position {completed:,.0f}/{total:,.0f}, {run.events_done:,} events,"
         f" {run.rate:,.0f} events/s{left}"

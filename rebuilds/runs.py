@@ -15,7 +15,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
-from consumers.lease import Lease
+from consumers.lease import Lease, held_by_anyone
 from consumers.models import LeaseRow
 from eventlog import store
 from projections.registry import Projection
@@ -41,8 +41,12 @@ class RunMovedError(Exception):
 PATIENCE_SECONDS = 0.5
 
 
+def lease_name(name: str) -> str:
+    return f"rebuild:{name}"
+
+
 def take_lease(name: str, patience: float = PATIENCE_SECONDS) -> Lease:
-    lease = Lease(f"rebuild:{name}", waits=False)
+    lease = Lease(lease_name(name), waits=False)
     if connection.vendor != "postgresql":
         _clear_dead_holder(lease.name)
     deadline = time.monotonic() + patience
@@ -63,6 +67,24 @@ def _clear_dead_holder(lease_name: str) -> None:
     pid = rest.partition(":")[0]
     if host == socket.gethostname() and pid.isdigit() and not _alive(int(pid)):
         row.delete()
+
+
+def in_progress(name: str) -> bool:
+    """Whether a process is rebuilding `name` now: it holds the lease (asked without taking it).
+
+    A run whose process was killed (SIGKILL) cannot say so and stays BUILDING; this tells it apart.
+    On SQLite the lease row is not renewed during a rebuild, so a holder on this machine counts while
+    its process lives, one elsewhere until the row expires."""
+    if connection.vendor == "postgresql":
+        return held_by_anyone(lease_name(name))
+    row = LeaseRow.objects.filter(name=lease_name(name)).first()
+    if row is None:
+        return False
+    host, _, rest = row.holder.partition(":")
+    pid = rest.partition(":")[0]
+    if host == socket.gethostname() and pid.isdigit():
+        return _alive(int(pid))
+    return row.expires_at > timezone.now()
 
 
 def _alive(pid: int) -> bool:

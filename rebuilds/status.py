@@ -10,6 +10,7 @@ from typing import Any
 from eventlog import store
 from projections import registry
 
+from . import runs
 from .models import ProjectionVersion, RebuildRun, RunStatus
 
 
@@ -28,20 +29,27 @@ def summary() -> dict[str, dict[str, Any]]:
             "code_version": code,
             "live_version": live.get(name),
             "outdated": live.get(name) is not None and code > live[name],
-            "rebuild": describe(last, head) if last else None,
+            "rebuild": describe(last, head, running=_running(last)) if last else None,
         }
     return result
+
+
+def _running(run: RebuildRun) -> bool:
+    return run.status == RunStatus.BUILDING and runs.in_progress(run.projection)
 
 
 FINISHED = (RunStatus.SWAPPED, RunStatus.VERIFIED, RunStatus.DIFFERS)
 
 
-def describe(run: RebuildRun, head: int) -> dict[str, Any]:
-    building = run.status == RunStatus.BUILDING
+def describe(run: RebuildRun, head: int, *, running: bool) -> dict[str, Any]:
+    """`running`: a process holds the projection's rebuild lease. A run killed outright (SIGKILL) still
+    says BUILDING; without it, its last rate and a time left were shown for ever, as if it went on."""
+    building = run.status == RunStatus.BUILDING and running
     remaining = max(head - run.position, 0) if building else 0
     return {
         "id": run.id,
         "status": run.status,
+        "running": building,
         "version": run.projection_version,
         "shadow_table": run.shadow_table,
         "position": run.position,

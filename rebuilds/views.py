@@ -4,6 +4,7 @@ Staff can start a rebuild from it; the Celery task runs it (in a worker, or
 eagerly in this request on the embedded default).
 """
 
+from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
@@ -13,6 +14,7 @@ from django.views.decorators.http import require_POST
 from projections import registry
 
 from . import status, tasks
+from .runs import RebuildBusyError
 
 
 def _staff_only(request: HttpRequest) -> HttpResponse | None:
@@ -37,5 +39,11 @@ def start_rebuild(request: HttpRequest, name: str) -> HttpResponse:
         return refused
     if name not in {p.NAME for p in registry.all_projections()}:
         raise PermissionDenied
-    tasks.rebuild_projection.delay(name, verify=request.POST.get("verify") == "1")
+    try:
+        tasks.rebuild_projection.delay(name, verify=request.POST.get("verify") == "1")
+    except RebuildBusyError:  # eagerly, in this request: was a 500, the shop's "Something went wrong"
+        messages.error(
+            request,
+            f"A rebuild of {name} is running in another process: its progress is below; try again once it ends.",
+        )
     return redirect("rebuilds:page")

@@ -1,7 +1,11 @@
 """`python manage.py rebuild_projection <name> [--verify] [--batch-size N]`."""
 
+import signal
+import threading
 from argparse import ArgumentTypeError
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
 from typing import Any
 
 import psycopg
@@ -42,18 +46,21 @@ class Command(BaseCommand):
             raise CommandError(str(error.args[0]) + spark_view_hint(options["name"])) from None
         progress = None if options["no_progress"] else Bar()
         try:
-            outcome = service.rebuild(
-                options["name"],
-                verify=options["verify"],
-                batch_size=options["batch_size"],
-                progress=progress,
-                pause=options["pause"],
-            )
+            with _sigterm_stops():
+                outcome = service.rebuild(
+                    options["name"],
+                    verify=options["verify"],
+                    batch_size=options["batch_size"],
+                    progress=progress,
+                    pause=options["pause"],
+                )
         except RebuildBusyError as error:
             raise CommandError(str(error)) from None
-        except KeyboardInterrupt:  # Ctrl-C: what is committed stays, and the same command resumes it
+        except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM: what is committed stays, the same command resumes it
+            how, status = (" (SIGTERM)", 143) if isinstance(stop, Terminated) else ("", 130)
             raise CommandError(
-                f"stopped; run the same command again to resume {options['name']} from its last batch", returncode=130
+                f"stopped{how}; run the same command again to resume {options['name']} from its last batch",
+                returncode=status,
             ) from None
         except OUTAGE as error:  # PostgreSQL restarted or the network went: a traceback said nothing more
             raise CommandError(
@@ -69,6 +76,27 @@ class Command(BaseCommand):
             f"{options['name']}: rebuilt from {outcome.events_done:,} events up to position {outcome.position:,}"
             f" and swapped in (run {outcome.run_id})"
         )
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (`kill <pid>`, docker stop, systemd): stopped as Ctrl-C stops it (rebuilds.service records
+    the run as stopped), where Python's default ended the process at once, silent, the run left "building"."""
+
+
+@contextmanager
+def _sigterm_stops() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set a handler
+        yield
+        return
+
+    def terminated(signum: int, frame: FrameType | None) -> None:
+        raise Terminated
+
+    before = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 # The database unreachable or gone mid-way (as cartlog.outage.is_outage tells the web tier; the lease's
