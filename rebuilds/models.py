@@ -27,6 +27,7 @@ FINISHED = (RunStatus.SWAPPED, RunStatus.ABANDONED)
 class RebuildRun(models.Model):
     projection = models.CharField(max_length=100, db_index=True)
     projection_version = models.PositiveIntegerField()  # the code VERSION that fills the shadow
+    code = models.CharField(max_length=64, blank=True, default="")  # rebuilds.fingerprint of that code
     shadow_table = models.CharField(max_length=200)
     position = models.BigIntegerField(default=0)  # the shadow holds every event up to here
     head = models.BigIntegerField(default=0)  # the log's head when last measured (progress, ETA)

@@ -1,7 +1,8 @@
 """A rebuild's run record: start one, resume one, record each batch, finish one.
 
 A projection has at most one unfinished run; a new rebuild resumes it when it
-was started by the same code VERSION (its shadow is then still right so far),
+was started by the same code (the same VERSION and source, rebuilds.fingerprint:
+its shadow is then still right so far),
 and abandons it otherwise. One process at a time works on a projection's
 rebuild: the `rebuild:<name>` lease (consumers.lease) sees to it.
 """
@@ -21,6 +22,7 @@ from eventlog import store
 from projections.registry import Projection
 
 from . import shadow
+from .fingerprint import fingerprint
 from .models import FINISHED, RebuildRun, RunStatus
 
 log = logging.getLogger(__name__)
@@ -98,9 +100,11 @@ def _alive(pid: int) -> bool:
 
 
 def resume_or_start(projection: Projection) -> RebuildRun:
-    """The projection's unfinished run if the same code started it, else a fresh one."""
+    """The projection's unfinished run if the same code started it (its VERSION, and its source:
+    rebuilds.fingerprint), else a fresh one."""
     run = RebuildRun.objects.filter(projection=projection.NAME).exclude(status__in=FINISHED).first()
-    if run and run.projection_version == projection.VERSION and shadow.exists(run.shadow_table):
+    code = fingerprint()
+    if run and run.projection_version == projection.VERSION and run.code == code and shadow.exists(run.shadow_table):
         return run
     with transaction.atomic():
         if run:
@@ -112,6 +116,7 @@ def resume_or_start(projection: Projection) -> RebuildRun:
         return RebuildRun.objects.create(
             projection=projection.NAME,
             projection_version=projection.VERSION,
+            code=code,
             shadow_table=table,
             head=store.head_position(),
         )

@@ -20,6 +20,13 @@ from tests.pg_cluster import Cluster
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
+
+@pytest.fixture(autouse=True)
+def one_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process and the rebuild it starts fold with the same code, whatever else changes in the checkout."""
+    monkeypatch.setenv("CARTLOG_REBUILD_CODE", "this-test")
+
+
 ROOT = Path(settings.BASE_DIR)
 SAID = "run the same command again (once the database answers) to resume cart_view from its last batch"
 

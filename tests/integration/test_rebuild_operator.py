@@ -37,6 +37,12 @@ from .rebuild_support import rows, shop
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+@pytest.fixture(autouse=True)
+def one_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process and the rebuild it starts fold with the same code, whatever else changes in the checkout."""
+    monkeypatch.setenv("CARTLOG_REBUILD_CODE", "this-test")
+
+
 @pytest.fixture
 def staff_client() -> Client:
     client = Client()

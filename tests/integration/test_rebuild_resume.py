@@ -28,6 +28,12 @@ from .rebuild_support import rows, shop
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+@pytest.fixture(autouse=True)
+def one_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process and the rebuild it starts fold with the same code, whatever else changes in the checkout."""
+    monkeypatch.setenv("CARTLOG_REBUILD_CODE", "this-test")
+
+
 def start_rebuild(name: str, **options: object) -> subprocess.Popen[bytes]:
     command = [sys.executable, "manage.py", "rebuild_projection", name, "--batch-size", "10", "--pause", "0.05"]
     env = {**os.environ, "DATABASE_URL": database_url()}
