@@ -32,11 +32,17 @@ def mirror_name(projection: Projection) -> str:
 
 def differences(projection: Projection) -> tuple[int, list[RowDifference]]:
     """(the view's position, the rows where it differs from the log folded up to that position)."""
+    # Most of the way first, a batch a transaction: a write transaction open for the whole catch-up
+    # (tens of seconds for a first look at a long log) held back every gap-safe reader of the server,
+    # this shop's consumers and relay among them (docs/adr/0002-gap-safe-readers.md).
+    target = _view_position(projection, _transport(projection))
+    while _bring_to(projection, target, batches=1):
+        pass
     with transaction.atomic():
         one_snapshot()  # the view, its checkpoint and the mirror as of one instant
-        transport = heartbeat.running(projection.NAME)[1] or registry.default_transport()
-        position = coverage.position_on(registry.find(projection.NAME), projection.NAME, transport)
-        _bring_to(projection, position)
+        transport = _transport(projection)
+        position = _view_position(projection, transport)
+        _bring_to(projection, position)  # what the view applied since: a batch or two
         if transport != "kafka":
             return position, compare(projection, mirror_name(projection))
         with transaction.atomic():  # a savepoint, rolled back below
@@ -44,6 +50,14 @@ def differences(projection: Projection) -> tuple[int, list[RowDifference]]:
             found = compare(projection, mirror_name(projection))
             transaction.set_rollback(True)
         return position, found
+
+
+def _transport(projection: Projection) -> str:
+    return heartbeat.running(projection.NAME)[1] or registry.default_transport()
+
+
+def _view_position(projection: Projection, transport: str) -> int:
+    return coverage.position_on(registry.find(projection.NAME), projection.NAME, transport)
 
 
 def _applied_beyond(projection: Projection, position: int) -> list[RecordedEvent]:
@@ -62,7 +76,10 @@ def one_snapshot() -> None:
             cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
 
 
-def _bring_to(projection: Projection, position: int) -> None:
+@transaction.atomic
+def _bring_to(projection: Projection, position: int, batches: int | None = None) -> bool:
+    """Apply the log to the mirror up to `position`, or `batches` batches of it; whether it moved and
+    has more to apply. In the caller's transaction if there is one, else in one of its own."""
     table, name = mirror_name(projection), f"lab:{projection.NAME}"
     mirror = Checkpoint.objects.filter(name=name).first()
     if mirror is None or mirror.position > position or mirror.projection_version != projection.VERSION:
@@ -71,11 +88,14 @@ def _bring_to(projection: Projection, position: int) -> None:
     elif not shadow.exists(table):
         shadow.create(projection.TABLE, table)
         mirror.position = 0
-    while mirror.position < position:
+    moved = False
+    while mirror.position < position and (batches is None or batches > 0):
         events = store.read_all(mirror.position, BATCH, categories=projection.CATEGORIES or None)
         events = [event for event in events if event.position <= position]
         if not events:
             break  # not safe to read yet: compare what is there (the next look goes on)
         projection.apply(events, table)
-        mirror.position = events[-1].position
+        mirror.position, moved = events[-1].position, True
+        batches = None if batches is None else batches - 1
     mirror.save()
+    return moved and mirror.position < position
