@@ -32,6 +32,7 @@ from tests import services
 from tests.integration.test_kafka_relay import shop
 from tests.kafka_broker import Broker
 from tests.kafka_helpers import drain_until, read_topic, relay_checkpoint
+from tests.log_helpers import wait_until_readable
 from tests.tcp_proxy import CuttableProxy
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -62,20 +63,13 @@ def broker_behind_a_proxy(tmp_path: Path, settings, monkeypatch: pytest.MonkeyPa
 
 
 def shop_and_relay(relay: Relay) -> float:
-    """One order, relayed once all of it is readable; when its batch was produced.
-
-    A gap-safe read waits for the oldest writing transaction of the whole server (docs/adr/0002):
-    with other databases busy beside this test (another shop, a developer's tests), events
-    appended a moment ago may not be readable yet. A batch read then was empty, or came short
-    and settled the batch before it early (failing at once for the cut link)."""
+    """One order, relayed once all of it is readable (tests/log_helpers.py: beside other work on the
+    server, a batch read at once came empty or short, and a short one settled the batch before it
+    early, failing at once for the cut link); when its batch was produced."""
     before = store.head_position()
     shop(1)
-    head = store.head_position()
-    deadline = time.monotonic() + 90
-    while not (readable := store.read_all(before, head - before)) or readable[-1].position < head:
-        assert time.monotonic() < deadline, "the events just appended were not readable in 90 s: a long transaction?"
-        time.sleep(0.01)
-    assert relay.relay_batch() == head - before
+    wait_until_readable()
+    assert relay.relay_batch() == store.head_position() - before
     return time.monotonic()
 
 

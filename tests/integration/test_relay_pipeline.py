@@ -11,6 +11,7 @@ from relay.relay import IN_FLIGHT, DeliveryIncompleteError, Relay
 from tests.integration.test_kafka_relay import assert_every_event_in_kafka_in_per_key_order, shop
 from tests.kafka_broker import Broker
 from tests.kafka_helpers import relay_checkpoint
+from tests.log_helpers import wait_until_readable
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -25,6 +26,7 @@ def in_flight(relay: Relay) -> list[int]:
 
 def test_batches_in_flight_move_the_checkpoint_only_once_settled_oldest_first(catalog: None, kafka: Broker) -> None:
     shop(3)  # 15 events: 8 batches of 2
+    wait_until_readable()
     logged = positions()
     relay = Relay(batch_size=2)
 
@@ -48,6 +50,7 @@ def test_a_batch_the_broker_never_confirmed_stops_the_checkpoint_and_everything_
     catalog: None, kafka: Broker
 ) -> None:
     shop(2)  # 10 events: 3 batches of 4
+    wait_until_readable()
     relay = Relay(batch_size=4)
     # Nothing listens on port 1: every message fails after its timeout.
     relay.producer = Producer({**config.producer(), "bootstrap.servers": "127.0.0.1:1", "message.timeout.ms": 500})

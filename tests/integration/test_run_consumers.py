@@ -17,6 +17,7 @@ from kernel.principal import Principal
 from projections.models import OrderHistory
 from tests.kafka_broker import Broker
 from tests.kafka_helpers import relay_everything
+from tests.log_helpers import wait_until_readable
 from tests.processes import database_url
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -84,6 +85,7 @@ def test_once_on_a_backlog_says_how_far_it_got_while_it_works(
     for _ in range(3):
         cart_id = services.start_cart(context).state.cart_id
         services.add_to_cart(context, cart_id, "COF-001", 1)
+    wait_until_readable()
     monkeypatch.setattr(run_consumers, "PROGRESS_SECONDS", 0.0)  # every batch
     monkeypatch.setattr(settings, "CONSUMER_BATCH_SIZE", 2, raising=False)
     call_command("run_consumers", "--once", "--transport", "table", "--only", "product_activity")
