@@ -63,11 +63,7 @@ def take_lease(name: str, patience: float = PATIENCE_SECONDS) -> Lease:
 def _clear_dead_holder(lease_name: str) -> None:
     """A lease row left by a killed process on this machine frees at once, not after its ttl."""
     row = LeaseRow.objects.filter(name=lease_name).first()
-    if row is None:
-        return
-    host, _, rest = row.holder.partition(":")
-    pid = rest.partition(":")[0]
-    if host == socket.gethostname() and pid.isdigit() and not _alive(int(pid)):
+    if row is not None and _holder_alive(row) is False:
         row.delete()
 
 
@@ -82,11 +78,18 @@ def in_progress(name: str) -> bool:
     row = LeaseRow.objects.filter(name=lease_name(name)).first()
     if row is None:
         return False
+    alive = _holder_alive(row)
+    return alive if alive is not None else row.expires_at > timezone.now()
+
+
+def _holder_alive(row: LeaseRow) -> bool | None:
+    """Whether the process holding a lease row lives, when it runs on this machine (a holder is
+    `host:pid:...`, consumers/lease.py); None when it runs elsewhere (only its row's expiry tells)."""
     host, _, rest = row.holder.partition(":")
     pid = rest.partition(":")[0]
-    if host == socket.gethostname() and pid.isdigit():
-        return _alive(int(pid))
-    return row.expires_at > timezone.now()
+    if host != socket.gethostname() or not pid.isdigit():
+        return None
+    return _alive(int(pid))
 
 
 def _alive(pid: int) -> bool:
