@@ -267,6 +267,9 @@ CONSUMER_POLL_SECONDS = float(os.environ.get("CONSUMER_POLL_SECONDS", "0.2"))
 CONSUMER_HEARTBEAT_SECONDS = float(os.environ.get("CONSUMER_HEARTBEAT_SECONDS", "2"))
 CONSUMER_STALE_AFTER_SECONDS = float(os.environ.get("CONSUMER_STALE_AFTER_SECONDS", "15"))
 CONSUMER_LEASE_SECONDS = float(os.environ.get("CONSUMER_LEASE_SECONDS", "15"))
+# /health/ready and /metrics say the log's readers are held back once its newest event has waited
+# this long for an older transaction of the PostgreSQL server to end (eventlog/horizon.py).
+LOG_HELD_BACK_AFTER_SECONDS = float(os.environ.get("LOG_HELD_BACK_AFTER_SECONDS", "10"))
 # Events per transaction of a rebuild (manage.py rebuild_projection --batch-size overrides it).
 REBUILD_BATCH_SIZE = int(os.environ.get("REBUILD_BATCH_SIZE", "1000"))
 CONSUMER_LISTEN = os.environ.get("CONSUMER_LISTEN", "1") not in ("0", "false", "False", "")

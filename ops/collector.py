@@ -12,6 +12,7 @@ from prometheus_client.registry import Collector
 from analytics import queries as analytics
 from claims.events import ClaimAccepted, ClaimRejected
 from consumers import status
+from eventlog import horizon
 from eventlog.models import Event
 from projections import registry as projections
 
@@ -63,6 +64,18 @@ class LogCollector(Collector):
         yield from (position, lag_events, lag_seconds, running, failing, head, backlog)
         yield claim_decisions()
         yield from analytics_freshness()
+        yield held_back()
+
+
+def held_back() -> GaugeMetricFamily:
+    """How long the log's readers have waited for a transaction elsewhere on the server (eventlog/horizon.py):
+    alert on it staying up; views, the relay and sign-ups stand still meanwhile."""
+    held = horizon.held_back()
+    return GaugeMetricFamily(
+        "cartlog_log_held_back_seconds",
+        "How long the newest event has waited for an older transaction of the PostgreSQL server (0: readable).",
+        value=held.seconds if held else 0,
+    )
 
 
 def claim_decisions() -> CounterMetricFamily:

@@ -1,5 +1,5 @@
 """Readiness checks: the database, the Kafka broker when one is configured, every consumer's heartbeat
-and whether its batches fail.
+and whether its batches fail, and whether a transaction elsewhere on the server holds the log's readers back.
 
 Each check returns None when fine, else the problem in a sentence. Only the database decides
 whether a web process is ready (`SERVES`): the shop takes orders and answers its cart pages
@@ -23,6 +23,7 @@ from django.db import Error as DatabaseError
 from django.db import connection
 
 from consumers import heartbeat, registry
+from eventlog import horizon
 from relay import config
 
 BROKER_TIMEOUT_SECONDS = 3.0
@@ -75,7 +76,19 @@ def said(error: str, whole: bool) -> str:
     return error if whole else error.split(":", 1)[0]
 
 
-CHECKS = {"database": database, "kafka": kafka, "consumers": consumers}
+def log(detail: Callable[[], bool] = _always) -> str | None:
+    """The log's newest event waited LOG_HELD_BACK_AFTER_SECONDS or more for a transaction of the
+    server to end (eventlog/horizon.py); `detail()` says whether to name that transaction's session."""
+    try:
+        held = horizon.held_back()
+        if held is None or held.seconds < settings.LOG_HELD_BACK_AFTER_SECONDS:
+            return None
+        return "readers held back: " + horizon.describe(held, detail())
+    except DatabaseError as error:
+        return f"log: {error}"
+
+
+CHECKS = {"database": database, "kafka": kafka, "consumers": consumers, "log": log}
 SERVES = ("database",)  # the checks a web process cannot serve without
 
 
@@ -84,4 +97,5 @@ def readiness(detail: Callable[[], bool] = _always) -> dict[str, str | None]:
     results: dict[str, str | None] = {"database": database()}
     results["kafka"] = kafka()
     results["consumers"] = "database unavailable" if results["database"] else consumers(detail)
+    results["log"] = "database unavailable" if results["database"] else log(detail)
     return results
