@@ -1,7 +1,8 @@
 """The staff page /staff/rebuilds/: every projection's versions and rebuild, live-updating.
 
-Staff can start a rebuild from it; the Celery task runs it (in a worker, or
-eagerly in this request on the embedded default).
+Staff can start a rebuild from it, which runs in a Celery worker, or in a thread of
+the web process on the embedded default (rebuilds/tasks.py: start); either way the
+request answers at once and the page shows the run's progress.
 """
 
 from django.contrib import messages
@@ -39,11 +40,14 @@ def start_rebuild(request: HttpRequest, name: str) -> HttpResponse:
         return refused
     if name not in {p.NAME for p in registry.all_projections()}:
         raise PermissionDenied
+    verify = request.POST.get("verify") == "1"
     try:
-        tasks.rebuild_projection.delay(name, verify=request.POST.get("verify") == "1")
-    except RebuildBusyError:  # eagerly, in this request: was a 500, the shop's "Something went wrong"
+        tasks.start(name, verify=verify)
+    except RebuildBusyError:  # was a 500, the shop's "Something went wrong"
         messages.error(
             request,
             f"A rebuild of {name} is running in another process: its progress is below; try again once it ends.",
         )
+    else:
+        messages.success(request, f"{'Verifying' if verify else 'Rebuilding'} {name}: its progress is below.")
     return redirect("rebuilds:page")

@@ -1,11 +1,19 @@
 """Rebuilds are visible and startable: rebuilds.status.summary(), the staff page, the Celery task."""
 
+import threading
+import time
+from collections.abc import Iterator
+
+import psycopg
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
 from django.test import Client
 
+from eventlog.stores.postgres import SLOW_LOCK
 from rebuilds import status, tasks
 from rebuilds.models import RebuildRun
+from tests.store_contract import WAIT
 
 from .rebuild_support import shop
 
@@ -31,11 +39,14 @@ def test_summary_shows_each_projection_and_its_latest_run(seeded_catalog: None) 
     assert info["rebuild"]["position"] == info["rebuild"]["head"]
 
 
-def test_the_staff_page_shows_rebuilds_and_starts_one(seeded_catalog: None, staff_client: Client) -> None:
+def test_the_staff_page_shows_rebuilds_and_starts_one(
+    seeded_catalog: None, staff_client: Client, started: list[threading.Thread]
+) -> None:
     shop(5)
-    response = staff_client.post("/staff/rebuilds/cart_view/start/", {"verify": "1"})
-    assert response.status_code == 302
-    assert RebuildRun.objects.get(projection="cart_view").status == "verified"  # eager Celery: done already
+    response = staff_client.post("/staff/rebuilds/cart_view/start/", {"verify": "1"}, follow=True)
+    assert response.redirect_chain == [("/staff/rebuilds/", 302)]
+    assert "Verifying cart_view: its progress is below." in response.content.decode()
+    verified()  # in a thread of this process (no broker): the request did not wait for it
 
     page = staff_client.get("/staff/rebuilds/")
 
@@ -43,6 +54,72 @@ def test_the_staff_page_shows_rebuilds_and_starts_one(seeded_catalog: None, staf
     assert b"cart_view" in page.content and b"verified" in page.content
     partial = staff_client.get("/staff/rebuilds/", headers={"HX-Request": "true"})
     assert b'<table class="stack">' in partial.content and b"<html" not in partial.content
+
+
+@pytest.fixture
+def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[threading.Thread]]:
+    """The threads the staff page's buttons start (no broker), joined before the test's database goes."""
+    threads: list[threading.Thread] = []
+    real = tasks.start
+
+    def start(name: str, verify: bool = False) -> threading.Thread | None:
+        thread = real(name, verify)
+        if thread is not None:
+            threads.append(thread)
+        return thread
+
+    monkeypatch.setattr(tasks, "start", start)
+    yield threads
+    for thread in threads:
+        thread.join(WAIT)
+        assert not thread.is_alive(), "the rebuild thread did not end"
+
+
+def verified(name: str = "cart_view") -> None:
+    deadline = time.monotonic() + WAIT
+    while RebuildRun.objects.filter(projection=name, status="verified").count() == 0:
+        run = RebuildRun.objects.filter(projection=name).first()
+        assert run is None or run.status not in ("failed", "swapped"), run and run.error
+        assert time.monotonic() < deadline, f"no verified run of {name}: {run and run.status}"
+        time.sleep(0.05)
+
+
+@pytest.mark.postgres
+def test_the_staff_pages_button_answers_while_the_rebuild_still_works(
+    seeded_catalog: None, staff_client: Client, started: list[threading.Thread]
+) -> None:
+    """Without a broker the rebuild ran inside the request (eager Celery): the page answered only
+    once it ended. Here the verify's compare waits for appends held in another session, and the
+    button's answer comes meanwhile."""
+    shop(5)
+    params = connection.settings_dict
+    other = psycopg.connect(
+        host=params["HOST"], port=params["PORT"] or 5432, user=params["USER"], dbname=params["NAME"], autocommit=True
+    )
+    answered: list[int] = []
+    try:
+        other.execute("SELECT pg_advisory_lock(%s)", [SLOW_LOCK])  # as a rebuild's swap elsewhere holds appends
+
+        def click() -> None:  # in a thread: on the old code the answer never came while appends were held
+            try:
+                answered.append(staff_client.post("/staff/rebuilds/cart_view/start/", {"verify": "1"}).status_code)
+            finally:
+                connection.close()  # this thread's own
+
+        request = threading.Thread(target=click)
+        request.start()
+        request.join(WAIT)
+
+        assert answered == [302], "the button waited for the rebuild"
+        deadline = time.monotonic() + WAIT
+        while not RebuildRun.objects.filter(projection="cart_view", status="building").exists():
+            assert time.monotonic() < deadline, "the rebuild never started"
+            time.sleep(0.05)
+        page = staff_client.get("/staff/rebuilds/").content.decode()
+        assert "<strong>building</strong>" in page and "not running" not in page
+    finally:
+        other.close()  # appends go on; the compare takes its lock and ends
+    verified()
 
 
 def test_the_staff_page_is_for_staff_only(db: None) -> None:
