@@ -15,11 +15,15 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from consumers import status
+from eventlog import horizon
 from projections import registry
 
 from . import invariants, switches
 
 PANEL_SECONDS = 3
+# The panel says the readers are held back sooner than /health/ready does (LOG_HELD_BACK_AFTER_SECONDS):
+# it is there to be watched while a switch holds a transaction open.
+HELD_BACK_SHOWN_AFTER = 1.0
 
 
 def _refused(request: HttpRequest) -> HttpResponse | None:
@@ -48,7 +52,9 @@ def panel(request: HttpRequest) -> HttpResponse:
 def panel_context() -> dict[str, object]:
     inline, asynchronous = registry.inline(), registry.asynchronous()
     rows = status.overview([p.NAME for p in inline], [p.NAME for p in asynchronous])
-    return {"positions": rows, "checks": invariants.check_all(), "panel_seconds": PANEL_SECONDS}
+    held = horizon.held_back()
+    held_back = horizon.describe(held, whole=True) if held and held.seconds >= HELD_BACK_SHOWN_AFTER else None
+    return {"positions": rows, "checks": invariants.check_all(), "panel_seconds": PANEL_SECONDS, "held_back": held_back}
 
 
 @require_POST

@@ -2,6 +2,7 @@
 `run_relay`) in another: its effect shows, and once it is flipped back the consumers catch up and every
 invariant the lab checks holds (docs/fault-lab.md)."""
 
+import html
 import re
 import time
 from decimal import Decimal
@@ -12,6 +13,7 @@ import pytest
 from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.db import connection
 from rest_framework.test import APIClient
 
 from consumers import checkpoints, faults, status
@@ -48,6 +50,13 @@ def started(tmp_path: Path, *args: str, running: str, **env: str) -> Popen[bytes
 def assert_invariants_hold() -> None:
     checks = invariants.check_all()
     assert all(check.ok for check in checks), checks
+
+
+def held_back_on_the_panel() -> str:
+    client = APIClient()
+    client.force_login(get_user_model().objects.get_or_create(username="lab-staff", is_staff=True)[0])
+    found = re.search(r'<p class="lab-held-back"><strong>(.*?)</p>', client.get("/staff/lab/panel/").content.decode())
+    return html.unescape(found.group(1)) if found else ""
 
 
 def activity(sku: str = "COF-001") -> tuple[int, int]:
@@ -160,8 +169,13 @@ def test_a_held_transaction_stops_every_reader_before_it_and_nothing_after_it_is
         assert not OrderHistory.objects.filter(order_id__in=later).exists()
         assert status.lag(held_at - 1, ("cart",))[0] == 6  # the two later orders, three events each
         assert_invariants_hold()
+        # The panel names what holds the readers (eventlog/horizon.py): the holder's session, in this database.
+        said = held_back_on_the_panel()
+        assert said.startswith("Readers held back</strong>: the log's newest event has waited ")
+        assert f"database {connection.settings_dict['NAME']}, idle in transaction;" in said
         call_command("lab", "off", "hold")
         wait_for(lambda: OrderHistory.objects.filter(order_id__in=later).count() == 2, what="the later orders")
+        wait_for(lambda: held_back_on_the_panel() == "", what="the panel no longer saying the readers are held")
         wait_for(lambda: checkpoints.read_position("order_history") == held_at + 6, what="the reader past the gap")
         wait_for(lambda: "released" in switches()[Fault.HOLD].note, what="the holder's release note")
         assert "(switched off)" in switches()[Fault.HOLD].note
