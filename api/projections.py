@@ -40,7 +40,11 @@ class ProjectionStatusOutput(serializers.Serializer):
         help_text="while its batches fail and are retried: the last error and since when, "
         "'<error> (since <time> UTC)'; null once a batch succeeds",
     )
-    rebuild = serializers.JSONField(allow_null=True, help_text="code/live versions and the latest rebuild run")
+    rebuild = serializers.JSONField(
+        allow_null=True,
+        help_text="code/live versions and the latest rebuild run; on a consumer that keeps a projection as its "
+        "state, that projection's (claim_validator: claims)",
+    )
 
 
 class ProjectionsView(APIView):
@@ -68,8 +72,9 @@ def async_covers() -> Callable[[], int]:
 
 
 def overview() -> list[dict[str, object]]:
-    """The consumers' status with each projection's rebuild state beside it."""
+    """The consumers' status with each projection's rebuild state beside it: on a consumer's row, that
+    of the projection it keeps as its state (`claim_validator`: `claims`), which has no row of its own."""
     inline = [p.NAME for p in projections.inline()]
     rows = status.overview(inline, [p.NAME for p in projections.asynchronous()])
     rebuilds = rebuild_summary()
-    return [{**row, "rebuild": rebuilds.get(row["name"])} for row in rows]
+    return [{**row, "rebuild": rebuilds.get(projections.kept_by(row["name"]) or row["name"])} for row in rows]

@@ -26,6 +26,7 @@ from typing import Protocol
 from catalog import projection as products
 from catalog import search_index as product_search
 from claims import projection as claims
+from claims import validator as claim_validator
 from eventlog.records import RecordedEvent
 from inventory import projection as stock_levels
 
@@ -56,6 +57,8 @@ ASYNC: list[Projection] = [
     abandoned_carts,
 ]  # in the order operators see them
 CONSUMER_STATE: list[Projection] = [claims]
+# Who keeps each of those: a consumer of another name (its rebuilds show on that consumer's row).
+KEPT_BY = {claims.NAME: claim_validator.NAME}
 
 
 def inline() -> list[Projection]:
@@ -77,6 +80,11 @@ def asynchronous() -> list[Projection]:
 
 def consumer_state() -> list[Projection]:
     return list(CONSUMER_STATE)
+
+
+def kept_by(consumer: str) -> str | None:
+    """The projection a consumer keeps as its own state (`claims` for `claim_validator`), if any."""
+    return next((name for name, keeper in KEPT_BY.items() if keeper == consumer), None)
 
 
 def all_projections() -> list[Projection]:

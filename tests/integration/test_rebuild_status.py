@@ -130,6 +130,20 @@ def test_the_staff_page_is_for_staff_only(db: None) -> None:
     assert client.post("/staff/rebuilds/cart_view/start/").status_code == 403
 
 
+def test_get_api_projections_shows_the_claims_rebuild_on_the_claim_validators_row(
+    seeded_catalog: None, staff_client: Client
+) -> None:
+    """`claims` is the claim validator's state and has no row of its own: its rebuilds showed nowhere."""
+    tasks.rebuild_projection.apply(args=["claims"], kwargs={"verify": True}).get()
+
+    rows = staff_client.get("/api/projections").json()
+
+    validator = next(row for row in rows if row["name"] == "claim_validator")
+    assert validator["rebuild"]["rebuild"]["status"] == "verified"
+    assert validator["rebuild"]["code_version"] == 1
+    assert "claims" not in {row["name"] for row in rows}
+
+
 def test_get_api_projections_carries_the_rebuild_state(seeded_catalog: None, staff_client: Client) -> None:
     shop(5)
     tasks.rebuild_projection.apply(args=["cart_view"]).get()
