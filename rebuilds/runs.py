@@ -31,6 +31,9 @@ log = logging.getLogger(__name__)
 class RebuildBusyError(Exception):
     """Another process is rebuilding this projection right now."""
 
+    def __init__(self, name: str) -> None:
+        super().__init__(f"a rebuild of {name!r} is running in another process")
+
 
 class RunMovedError(Exception):
     """The run's checkpoint moved under us: another process works on it."""
@@ -55,7 +58,7 @@ def take_lease(name: str, patience: float = PATIENCE_SECONDS) -> Lease:
     while not lease.acquire():
         if time.monotonic() >= deadline:
             lease.release()  # its session of its own, opened to ask (PostgreSQL), is not left open
-            raise RebuildBusyError(f"a rebuild of {name!r} is running in another process")
+            raise RebuildBusyError(name)
         time.sleep(0.02)
     return lease
 

@@ -40,7 +40,7 @@ def start(name: str, verify: bool = False) -> threading.Thread | None:
         rebuild_projection.delay(name, verify=verify)
         return None
     if runs.in_progress(name):
-        raise runs.RebuildBusyError(f"a rebuild of {name!r} is running in another process")
+        raise runs.RebuildBusyError(name)
     thread = threading.Thread(target=_in_background, args=(name, verify), name=f"rebuild-{name}", daemon=True)
     thread.start()
     return thread

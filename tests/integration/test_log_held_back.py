@@ -13,10 +13,10 @@ from typing import Any
 import psycopg
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.test import Client
 
 from eventlog import horizon, store
+from eventlog.sessions import connection_kwargs
 from tests.integration.test_ops_endpoints import sample
 from tests.runtime_role import owner
 from tests.store_contract import WAIT, new, stream
@@ -26,12 +26,10 @@ TAIL = "; consumers, the relay and sign-ups wait until it ends"
 
 
 def session(database: str, role: dict[str, Any] | None = None) -> psycopg.Connection[Any]:
-    """Another session on the test's server, as `role` (default: the test's own) in `database`."""
-    params = role or connection.settings_dict
-    return psycopg.connect(
-        host=params["HOST"], port=params["PORT"] or 5432, user=params["USER"],
-        password=params["PASSWORD"] or None, dbname=database,
-    )  # fmt: skip
+    """Another session on the test's server, as `role` (default: the test's own) in `database`, in a
+    transaction (not autocommit: it is to hold one open)."""
+    login = {"user": role["USER"], "password": role["PASSWORD"] or None} if role else {}
+    return psycopg.connect(**connection_kwargs("cartlog-test-held") | {"dbname": database, "autocommit": False} | login)
 
 
 @pytest.fixture

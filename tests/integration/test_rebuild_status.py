@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.test import Client
 
+from eventlog.sessions import connection_kwargs
 from eventlog.stores.postgres import SLOW_LOCK
 from rebuilds import status, tasks
 from rebuilds.models import RebuildRun
@@ -92,10 +93,7 @@ def test_the_staff_pages_button_answers_while_the_rebuild_still_works(
     once it ended. Here the verify's compare waits for appends held in another session, and the
     button's answer comes meanwhile."""
     shop(5)
-    params = connection.settings_dict
-    other = psycopg.connect(
-        host=params["HOST"], port=params["PORT"] or 5432, user=params["USER"], dbname=params["NAME"], autocommit=True
-    )
+    other = psycopg.connect(**connection_kwargs("cartlog-test-holds-appends"))
     answered: list[int] = []
     try:
         other.execute("SELECT pg_advisory_lock(%s)", [SLOW_LOCK])  # as a rebuild's swap elsewhere holds appends
