@@ -184,6 +184,7 @@ def test_every_worker_answers_503_while_postgres_is_down_and_succeeds_first_time
     # Out of a load balancer's rotation: readiness is the database's (ops/health.py: SERVES).
     ready = gunicorn.get("/health/ready", "ready-down")
     assert (ready.status, json.loads(ready.body)["status"]) == (503, "unavailable")
+    assert json.loads(ready.body)["checks"]["log"] == "database unavailable"  # not a 500 of its own query
     served = gunicorn.until_every_worker_served("down", workers)
     assert all(set(statuses) == {503} for statuses in served.values()), served
 
@@ -192,7 +193,9 @@ def test_every_worker_answers_503_while_postgres_is_down_and_succeeds_first_time
     began = time.monotonic()
     served = gunicorn.until_every_worker_served("back", workers)
     assert all(statuses == [200] * len(statuses) for statuses in served.values()), served
-    assert gunicorn.get("/health/ready", "ready-back").status == 200
+    ready = gunicorn.get("/health/ready", "ready-back")
+    assert ready.status == 200
+    assert json.loads(ready.body)["checks"]["log"] == "ok"  # the check's own query recovered with the worker
     print(
         f"\nrecovery: postgres restart {restarted:.2f}s / {restarted_again:.2f}s;"
         f" every worker answered 200 within {first_ok:.2f}s / {time.monotonic() - began:.2f}s of it being up"

@@ -14,6 +14,7 @@ from eventlog.sessions import connection_kwargs
 from eventlog.stores.postgres import SLOW_LOCK
 from rebuilds import status, tasks
 from rebuilds.models import RebuildRun
+from tests.fault_helpers import outage
 from tests.store_contract import WAIT
 
 from .rebuild_support import shop
@@ -118,6 +119,36 @@ def test_the_staff_pages_button_answers_while_the_rebuild_still_works(
     finally:
         other.close()  # appends go on; the compare takes its lock and ends
     verified()
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_a_rebuild_the_staff_page_started_resumes_by_itself_after_a_database_outage(
+    seeded_catalog: None, staff_client: Client, started: list[threading.Thread]
+) -> None:
+    """The thread is the only one who could click again: an outage ended it with the run left
+    `building · not running` until someone did. The verify waits at its compare for appends held in
+    another session; the outage cuts both, and the run goes on once the database is back."""
+    shop(5)
+    other = psycopg.connect(**connection_kwargs("cartlog-test-holds-appends"))
+    other.execute("SELECT pg_advisory_lock(%s)", [SLOW_LOCK])
+    try:
+        assert staff_client.post("/staff/rebuilds/cart_view/start/", {"verify": "1"}).status_code == 302
+        deadline = time.monotonic() + WAIT
+        while not RebuildRun.objects.filter(projection="cart_view", status="building").exists():
+            assert time.monotonic() < deadline, "the rebuild never started"
+            time.sleep(0.05)
+
+        outage(2.0)  # every session but this test's is cut: the rebuild's, its lease's, the holder's
+    finally:
+        other.close()
+
+    deadline = time.monotonic() + WAIT
+    while not RebuildRun.objects.filter(projection="cart_view", status="verified").exists():
+        assert started[0].is_alive(), "the rebuild thread gave up"
+        assert time.monotonic() < deadline, f"no verified run: {RebuildRun.objects.get(projection='cart_view')}"
+        time.sleep(0.1)
+    assert RebuildRun.objects.filter(projection="cart_view").count() == 1, "the same run, resumed"
 
 
 def test_the_staff_page_is_for_staff_only(db: None) -> None:
