@@ -82,6 +82,12 @@ def consumer_state() -> list[Projection]:
     return list(CONSUMER_STATE)
 
 
+def keeper(projection: Projection) -> str:
+    """The consumer whose records say what this projection's live table holds (its own name,
+    but for a consumer's state: `claim_validator` keeps `claims`)."""
+    return KEPT_BY.get(projection.NAME, projection.NAME)
+
+
 def kept_by(consumer: str) -> str | None:
     """The projection a consumer keeps as its own state (`claims` for `claim_validator`), if any."""
     return next((name for name, keeper in KEPT_BY.items() if keeper == consumer), None)

@@ -16,6 +16,8 @@ uses them both ways:
 
 Which record describes the live table is what the consumer's last heartbeat
 says (`consumer_heartbeat.transport`); without one, the record that exists.
+The consumer is the one that keeps the table (`registry.keeper`): the claim
+validator's records say what `claims` holds; that view has none of its own.
 """
 
 from collections.abc import Sequence
@@ -29,6 +31,7 @@ from django.db.models.functions import Greatest
 
 from consumers.models import Checkpoint, Heartbeat, KafkaProgress
 from eventlog.records import RecordedEvent
+from projections import registry
 from projections.registry import Projection
 from relay import config
 from relay.topics import partition_for
@@ -73,7 +76,7 @@ class LivePosition:
 
 def read(projection: Projection) -> LivePosition:
     """Only reads: the caller may still have to read the log gap-safe (no transaction id yet)."""
-    name = projection.NAME
+    name = registry.keeper(projection)
     checkpoint = Checkpoint.objects.filter(name=name).values_list("position", flat=True).first()
     rows = KafkaProgress.objects.filter(consumer=name).values_list("topic", "partition", "position")
     partitions = {(topic, partition): position for topic, partition, position in rows}
@@ -91,7 +94,13 @@ def record_everything_up_to(projection: Projection, position: int) -> None:
     Called with the live table locked. A record already past `position` stays where it is: only a
     batch that wrote no row could have moved it there meanwhile (one that writes waits for the
     lock), so the new table holds what that batch did as much as the old one did.
+
+    Only for a projection its consumer keeps by that name (an async view). A consumer's own state
+    (`claims`) is left to its keeper, which folds again from where it stands: its fold changes
+    nothing twice, and the requests after its position, pending in the new table too, are still
+    its to decide, so moving its position would leave them undecided.
     """
+    assert registry.keeper(projection) == projection.NAME, f"{projection.NAME} is kept by another consumer"
     _raise(Checkpoint, {"name": projection.NAME}, position)
     kept = set(KafkaProgress.objects.filter(consumer=projection.NAME).values_list("topic", "partition"))
     if not kept and not settings.KAFKA_BOOTSTRAP_SERVERS:
