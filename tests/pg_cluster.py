@@ -6,6 +6,11 @@ port on 127.0.0.1, its socket in that directory, trust authentication. As root,
 the server runs as the `postgres` OS user (PostgreSQL refuses to run as root).
 `fsync=off` is safe for what these tests do: a killed process loses nothing the
 kernel already has, and no test here crashes the kernel.
+
+`python -m tests.pg_cluster PORT_FILE` keeps one running for a second test pass
+(scripts/test.sh): a server of its own, because a gap-safe read waits for the
+oldest transaction of its whole server (docs/adr/0002), and one pass's held
+transactions would hold back the other's readers.
 """
 
 import os
@@ -138,6 +143,33 @@ class Cluster:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
+def serve(port_file: Path) -> None:
+    """Init and start a cluster with the suite's two roles, write its port to `port_file`, and
+    keep it until SIGTERM or SIGINT; then stop it and remove its folder."""
+    found = bindir()
+    if found is None:
+        sys.exit("tests.pg_cluster: PostgreSQL's server binaries (initdb, postgres) are not installed")
+    cluster = Cluster(found)
+    ended = False
+
+    def end(signum: int, frame: Any) -> None:
+        nonlocal ended
+        ended = True
+
+    signal.signal(signal.SIGTERM, end)
+    signal.signal(signal.SIGINT, end)
+    try:
+        cluster.init()
+        cluster.start()
+        create_roles(cluster, "cartlog")
+        port_file.write_text(f"{cluster.port}\n")
+        while not ended and cluster.process is not None and cluster.process.poll() is None:
+            time.sleep(0.2)
+    finally:
+        cluster.destroy()
+        port_file.unlink(missing_ok=True)
+
+
 def _kill_leftovers(data: Path) -> None:
     """Backends orphaned by a kill -9 of their postmaster exit by themselves; make sure."""
     for proc in Path("/proc").iterdir():
@@ -191,3 +223,9 @@ def pg_cluster_database(pg_cluster: Cluster) -> str:
     create_roles(pg_cluster, "cartlog")
     migrate(pg_cluster, "cartlog")
     return pg_cluster.url("cartlog", RUNTIME)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: python -m tests.pg_cluster PORT_FILE")
+    serve(Path(sys.argv[1]))
