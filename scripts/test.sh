@@ -54,28 +54,42 @@ python -m tests.pg_cluster "$PORT_FILE" >var/pg-services.log 2>&1 &
 SERVER_PID=$!
 for _ in $(seq 1 600); do
     [ -s "$PORT_FILE" ] && break
-    kill -0 "$SERVER_PID" 2>/dev/null || { cat var/pg-services.log; echo "the second PostgreSQL did not start"; exit 1; }
+    kill -0 "$SERVER_PID" 2>/dev/null || break
     sleep 0.1
 done
-[ -s "$PORT_FILE" ] || { cat var/pg-services.log; echo "the second PostgreSQL did not start within 60 s"; exit 1; }
-SERVICES_SERVER="127.0.0.1:$(cat "$PORT_FILE")"
+SERVICES_SERVER=""
+if [ -s "$PORT_FILE" ]; then
+    SERVICES_SERVER="127.0.0.1:$(cat "$PORT_FILE")"
+else
+    # Without PostgreSQL's server binaries (a server elsewhere, TEST_DATABASE_URL): one pass, as before.
+    kill "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=""
+    echo "   it did not start ($(tail -1 var/pg-services.log)): the service tests run on $SERVER, after the rest"
+fi
 
 echo "== pytest on SQLite, in the background (everything that does not need PostgreSQL or another service; $SQLITE_LOG)"
 CARTLOG_VAR_DIR="$PWD/var/sqlite-pass" DATABASE_URL="sqlite:///$PWD/var/cartlog-test.sqlite3" \
     pytest -m "not postgres and not kafka and not spark and not browser and not redis" "$@" >"$SQLITE_LOG" 2>&1 &
 SQLITE_PID=$!
-echo "== pytest of the service tests on PostgreSQL ($SERVICES_SERVER), in the background ($SERVICES_LOG)"
-CARTLOG_VAR_DIR="$PWD/var/services-pass" \
-    DATABASE_URL="postgres://cartlog_app@$SERVICES_SERVER/cartlog" \
-    MIGRATE_DATABASE_URL="postgres://cartlog_owner@$SERVICES_SERVER/cartlog" \
-    pytest -m "$SERVICES" "$@" >"$SERVICES_LOG" 2>&1 &
-SERVICES_PID=$!
+if [ -n "$SERVICES_SERVER" ]; then
+    echo "== pytest of the service tests on PostgreSQL ($SERVICES_SERVER), in the background ($SERVICES_LOG)"
+    CARTLOG_VAR_DIR="$PWD/var/services-pass" \
+        DATABASE_URL="postgres://cartlog_app@$SERVICES_SERVER/cartlog" \
+        MIGRATE_DATABASE_URL="postgres://cartlog_owner@$SERVICES_SERVER/cartlog" \
+        pytest -m "$SERVICES" "$@" >"$SERVICES_LOG" 2>&1 &
+    SERVICES_PID=$!
+fi
 echo "== pytest of the rest on PostgreSQL ($RUNTIME_URL, test database made by $OWNER_URL)"
 PG_STATUS=0
 DATABASE_URL="$RUNTIME_URL" MIGRATE_DATABASE_URL="$OWNER_URL" pytest -m "not ($SERVICES)" "$@" || PG_STATUS=$?
 SERVICES_STATUS=0
-wait "$SERVICES_PID" || SERVICES_STATUS=$?
-SERVICES_PID=""
+if [ -n "$SERVICES_PID" ]; then
+    wait "$SERVICES_PID" || SERVICES_STATUS=$?
+    SERVICES_PID=""
+else
+    DATABASE_URL="$RUNTIME_URL" MIGRATE_DATABASE_URL="$OWNER_URL" pytest -m "$SERVICES" "$@" >"$SERVICES_LOG" 2>&1 \
+        || SERVICES_STATUS=$?
+fi
 SQLITE_STATUS=0
 wait "$SQLITE_PID" || SQLITE_STATUS=$?
 SQLITE_PID=""
