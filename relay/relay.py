@@ -218,9 +218,14 @@ class Relay:
                     stop.wait(settings.CONSUMER_POLL_SECONDS)
         finally:
             lease.release()
-            self.reader.close()
-            self.producer.flush(5.0)
+            self.close()
             log.info("relay stopped")
+
+    def close(self) -> None:
+        """Stop reading ahead (closing that thread's connection) and give the producer 5 s for what it
+        holds. `run` ends with it; a relay driven batch by batch (`relay_batch`) is closed by its caller."""
+        self.reader.close()
+        self.producer.flush(5.0)
 
     def _turn(self, lease: Lease, stop: threading.Event) -> int | None:
         """The lease (taken or re-checked), a heartbeat, one batch; None while another relay holds the lease."""

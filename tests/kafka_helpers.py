@@ -17,8 +17,11 @@ from relay.relay import Relay
 def relay_everything(timeout: float = 60) -> None:
     relay = Relay()
     deadline = time.monotonic() + timeout
-    while relay.relay_batch() or relay_checkpoint() < store.head_position():
-        assert time.monotonic() < deadline, "the relay did not catch up"
+    try:
+        while relay.relay_batch() or relay_checkpoint() < store.head_position():
+            assert time.monotonic() < deadline, "the relay did not catch up"
+    finally:
+        relay.close()  # its read-ahead thread's session would outlive the test (and its database)
 
 
 def relay_checkpoint() -> int:

@@ -43,6 +43,7 @@ def test_batches_in_flight_move_the_checkpoint_only_once_settled_oldest_first(ca
         pass
     assert relay_checkpoint() == store.head_position() == logged[-1]
     assert not relay.in_flight
+    relay.close()
     assert_every_event_in_kafka_in_per_key_order()
 
 
@@ -64,4 +65,5 @@ def test_a_batch_the_broker_never_confirmed_stops_the_checkpoint_and_everything_
     while relay.relay_batch():
         pass
     assert relay_checkpoint() == store.head_position()
+    relay.close()
     assert_every_event_in_kafka_in_per_key_order()
