@@ -19,9 +19,10 @@ docs/adr/0005-rebuilding-projections.md):
   shadow stopped. A batch it fetched before fails its compare-and-set (the
   checkpoint, or on Kafka a partition's progress) and is fetched again.
 * A consumer's own state (`claims`, the claim validator's) is written by that
-  consumer alone, like an async view, but the swap leaves its position alone:
-  the consumer folds on from where it stands (each fold changes nothing twice)
-  and still decides the requests after it.
+  consumer alone, like an async view, but the swap leaves its position alone
+  (rebuilds.live_position: record_everything_up_to): the consumer folds on from
+  where it stands (each fold changes nothing twice) and still decides the
+  requests after it.
 
 `--verify` brings the live side to the shadow's position inside a savepoint
 (the events its consumer has not applied yet), compares, and rolls that back:
@@ -54,7 +55,7 @@ def swap(run: RebuildRun, projection: Projection) -> int:
         position = _apply(projection, events, run.position, run.shadow_table)
         shadow.swap(projection.TABLE, run.shadow_table)
         store.announce(projection.CATEGORIES)  # read caches of this view (kernel/fresh_cache.py) drop it at commit
-        if registry.lifecycle(projection) == registry.Lifecycle.ASYNC:  # a consumer's state: its keeper's
+        if not is_inline(projection):
             live_position.record_everything_up_to(projection, position)
         code_versions.record(projection, run)
         runs.set_status(run, RunStatus.SWAPPED, position=position, events_done=run.events_done + len(events))

@@ -69,7 +69,7 @@ fi
 
 echo "== pytest on SQLite, in the background (everything that does not need PostgreSQL or another service; $SQLITE_LOG)"
 CARTLOG_VAR_DIR="$PWD/var/sqlite-pass" DATABASE_URL="sqlite:///$PWD/var/cartlog-test.sqlite3" \
-    pytest -m "not postgres and not kafka and not spark and not browser and not redis" "$@" >"$SQLITE_LOG" 2>&1 &
+    pytest -m "not postgres and not ($SERVICES)" "$@" >"$SQLITE_LOG" 2>&1 &
 SQLITE_PID=$!
 if [ -n "$SERVICES_SERVER" ]; then
     echo "== pytest of the service tests on PostgreSQL ($SERVICES_SERVER), in the background ($SERVICES_LOG)"
