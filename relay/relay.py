@@ -219,6 +219,7 @@ class Relay:
         finally:
             lease.release()
             self.close()
+            _close_quietly()  # this thread's session, as a consumer's worker closes its own
             log.info("relay stopped")
 
     def close(self) -> None:
@@ -254,11 +255,16 @@ class Relay:
             log.exception("relay: batch failed; retrying in %.1fs", pause)
         if not isinstance(error, LeaseLostError):  # standing by is not failing
             failures.failed(error, line)
-        try:
-            connection.close()  # a broken connection is replaced on the next turn
-        except Exception:
-            log.debug("closing the connection failed", exc_info=True)
+        _close_quietly()  # a broken connection is replaced on the next turn
         stop.wait(pause)
+
+
+def _close_quietly() -> None:
+    """Close this thread's database connection; a dead one's failure to close says nothing new."""
+    try:
+        connection.close()
+    except Exception:
+        log.debug("closing the connection failed", exc_info=True)
 
 
 def run_forever(stop: threading.Event) -> None:

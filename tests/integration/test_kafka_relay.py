@@ -166,6 +166,27 @@ def test_a_broker_outage_under_load_loses_nothing_and_the_relay_recovers_by_itse
     assert_every_event_in_kafka_in_per_key_order()
 
 
+def other_sessions() -> int:
+    """Sessions on the test database besides this thread's and the one the appends announce on (shop)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            " AND application_name NOT LIKE 'cartlog-announce %%'"
+        )
+        return int(cursor.fetchone()[0])
+
+
+def test_a_stopped_relay_leaves_no_session_open(catalog: None, kafka: Broker) -> None:
+    """A relay that stops closes its thread's session and its lease's, as a consumer does: a
+    process that runs it in a thread (run_consumers, a test) keeps no idle session after it."""
+    before = other_sessions()
+    with relay_running():
+        shop(1)
+        wait_for(lambda: relay_checkpoint() == store.head_position())
+        assert other_sessions() >= before + 2  # its own session and its lease's
+    wait_for(lambda: other_sessions() == before, timeout=10)  # a closed session leaves its list soon after
+
+
 def relay_failing() -> str:
     return Heartbeat.objects.filter(name="relay").values_list("failing", flat=True).first() or ""
 
