@@ -15,8 +15,9 @@ import pytest
 from django.db import OperationalError, connection, transaction
 from psycopg import pq
 
-from carts import handler, services
+from carts import handler, services, streams
 from carts.handler import Context
+from eventlog import store
 from eventlog.stores import wire
 from kernel.principal import Principal
 
@@ -91,18 +92,29 @@ def test_a_session_the_server_ended_is_an_error_then_the_next_connection_works(c
     assert lines(cart_id) == [("COF-001", 1), ("KIT-001", 1)]
 
 
-def test_a_connection_cut_under_the_session_is_an_operational_error_then_the_next_works(catalog: None) -> None:
-    """The session's connection cut under it (its reading side shut, as a reset would):
-    the command fails with Django's OperationalError, and the next connection works."""
+def test_a_connection_cut_under_the_session_is_an_operational_error_then_a_retry_with_its_key_runs_once(
+    catalog: None,
+) -> None:
+    """The session's connection cut under it (its reading side shut, as a reset would): the
+    command fails with Django's OperationalError (a 503), and the next connection works.
+
+    Whether the command ran is not known: the cut may come before its statements go out or
+    after its write went out and committed (one CI run in many), so the caller retries with
+    the same Idempotency-Key, and the item is added once either way. (Without the key that
+    second case added it twice.)"""
     cart_id = services.start_cart(ALICE).state.cart_id
     services.add_to_cart(ALICE, cart_id, "COF-001", 1)
+    keyed = Context(actor=ALICE.actor, idempotency_key="cut-under-the-session")
     with socket.socket(fileno=os.dup(connection.connection.pgconn.socket)) as cut:
-        cut.shutdown(socket.SHUT_RD)  # its reading side: the query goes out, the answer is an end of file
+        cut.shutdown(socket.SHUT_RD)  # its reading side: what goes out is answered by an end of file
     with pytest.raises(OperationalError):
-        services.add_to_cart(ALICE, cart_id, "KIT-001", 1)
+        services.add_to_cart(keyed, cart_id, "KIT-001", 1)
     connection.close_if_unusable_or_obsolete()
-    services.add_to_cart(ALICE, cart_id, "KIT-001", 1)
+    services.add_to_cart(keyed, cart_id, "KIT-001", 1)
     assert lines(cart_id) == [("COF-001", 1), ("KIT-001", 1)]
+    assert [event.type for event in store.read_stream(streams.stream_id(cart_id))] == [
+        "CartStarted", "ItemAdded", "ItemAdded",
+    ]  # fmt: skip
 
 
 def test_an_error_libpq_makes_itself_is_an_operational_error_not_a_database_error(db: None) -> None:
