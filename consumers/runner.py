@@ -20,6 +20,7 @@ from django.db import Error as DatabaseError
 from django.db import close_old_connections, connection, transaction
 
 from kernel.backoff import Backoff
+from kernel.cleanup import quietly
 
 from . import faults, heartbeat
 from .base import Consumer
@@ -32,16 +33,6 @@ log = logging.getLogger(__name__)
 
 # The database or the network away: logged in one line (no traceback), retried.
 RETRYABLE: tuple[type[BaseException], ...] = (DatabaseError, psycopg.Error, OSError)
-
-
-def _quietly(action: Callable[[], object] | None) -> None:
-    """Clean up without letting a second failure (a dead connection's close) hide the first."""
-    if action is None:
-        return
-    try:
-        action()
-    except Exception:
-        log.debug("cleanup failed", exc_info=True)
 
 
 def process_batch(
@@ -148,9 +139,9 @@ class Worker:
                     failing_since = None
                 self.backoff.reset()
         finally:
-            _quietly(transport.close if transport else None)
-            _quietly(lease.release if lease else None)
-            _quietly(connection.close)
+            quietly(transport.close if transport else None)
+            quietly(lease.release if lease else None)
+            quietly(connection.close)
             log.info("consumer %s stopped", self.consumer.name)
 
     def _transport(self) -> Transport:
@@ -192,7 +183,7 @@ class Worker:
             log.exception("consumer %s: batch failed; retrying in %.1fs", name, pause)
         if not isinstance(error, LeaseLostError):  # standing by is not failing
             self.failures.failed(error)
-        _quietly(connection.close)  # a broken connection is replaced on the next turn
+        quietly(connection.close)  # a broken connection is replaced on the next turn
         self.stop.wait(pause)
 
 

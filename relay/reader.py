@@ -7,7 +7,6 @@ it starts after and is gap-safe whenever it runs, so a batch read ahead is the
 batch `read_rows` would return; the checkpoint is none of the reader's business.
 """
 
-import logging
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -15,10 +14,10 @@ from django.db import connection
 
 from eventlog.stores import PostgresStore, for_connection
 from eventlog.stores.sql import SqlStore
+from kernel.cleanup import quietly
 
 from .contract import MESSAGE_COLUMNS, canonical
 
-log = logging.getLogger(__name__)
 Rows = list[tuple[Any, ...]]
 
 
@@ -72,7 +71,4 @@ class Reader:
 
 
 def _close_own_connection() -> None:
-    try:
-        connection.close()  # resolved in the calling thread: the reader's own connection
-    except Exception:
-        log.debug("closing the reader's connection failed", exc_info=True)
+    quietly(connection.close)  # `connection` resolved here, in the reading thread: its own session

@@ -25,6 +25,7 @@ from consumers import checkpoints, heartbeat
 from consumers.fatal import is_fatal
 from consumers.lease import Lease, LeaseLostError
 from kernel.backoff import Backoff
+from kernel.cleanup import quietly
 
 from . import config
 from .contract import Headers, from_message, messages
@@ -219,7 +220,7 @@ class Relay:
         finally:
             lease.release()
             self.close()
-            _close_quietly()  # this thread's session, as a consumer's worker closes its own
+            quietly(connection.close)  # this thread's session, as a consumer's worker closes its own
             log.info("relay stopped")
 
     def close(self) -> None:
@@ -255,16 +256,8 @@ class Relay:
             log.exception("relay: batch failed; retrying in %.1fs", pause)
         if not isinstance(error, LeaseLostError):  # standing by is not failing
             failures.failed(error, line)
-        _close_quietly()  # a broken connection is replaced on the next turn
+        quietly(connection.close)  # a broken connection is replaced on the next turn
         stop.wait(pause)
-
-
-def _close_quietly() -> None:
-    """Close this thread's database connection; a dead one's failure to close says nothing new."""
-    try:
-        connection.close()
-    except Exception:
-        log.debug("closing the connection failed", exc_info=True)
 
 
 def run_forever(stop: threading.Event) -> None:
