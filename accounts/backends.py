@@ -6,6 +6,10 @@ looks the typed name up exactly, so `alice` could not log in to the account
 `Alice` although nobody else can hold that name. This backend first finds the
 stored name the typed one stands for, then lets Django's backend check the
 password (its timing, `is_active` and hashing as they are).
+
+It is also the one place every log-in door passes (the API's token, the shop's and the
+admin's forms), so it keeps the account's budget of wrong passwords (accounts/throttles.py:
+FailedLogins): a name whose budget is spent is refused before its password is checked.
 """
 
 import unicodedata
@@ -19,15 +23,24 @@ from django.http import HttpRequest
 
 from claims import keys
 
+from .throttles import AccountResting, FailedLogins
+
 
 class OneNameBackend(ModelBackend):
     # ModelBackend's own signature, which django-stubs already marks as narrowing BaseBackend's.
     def authenticate(  # type: ignore[override]
         self, request: HttpRequest | None, username: str | None = None, password: str | None = None, **kwargs: Any
     ) -> User | None:
-        if username is not None:
-            username = stored_name(username)
-        return super().authenticate(request, username=username, password=password, **kwargs)
+        if username is None:
+            return super().authenticate(request, username=username, password=password, **kwargs)
+        budget = FailedLogins(keys.normalize("username", username))
+        wait = budget.refused()
+        if wait is not None:
+            raise AccountResting(wait=wait)
+        user = super().authenticate(request, username=stored_name(username), password=password, **kwargs)
+        if user is None:
+            budget.failed()
+        return user
 
 
 def stored_name(typed: str) -> str:

@@ -1,5 +1,6 @@
 """Sign-up, token login and token revocation, and forget me. Sign-up and login are
-throttled per client address (accounts/throttles.py): 429 with Retry-After."""
+throttled per client address, and login per account name after too many wrong passwords
+(accounts/throttles.py): 429 with Retry-After."""
 
 from django.contrib.auth import logout
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -94,7 +95,8 @@ class TokenView(APIView):
         operation_id="login_token",
         summary="Log in: exchange a username and password for an API token (it expires; see docs/security.md)",
         description="Exchanges a username and password for an API token; send it as `Authorization: Token <key>`. "
-        "Tokens expire (docs/security.md). Throttled per client address.",
+        "Tokens expire (docs/security.md). Throttled per client address, and per account name after "
+        "too many wrong passwords (429 with Retry-After, even for the right one).",
         examples=ex.LOGIN_TOKEN,
         request=CredentialsInput,
         responses={200: TokenOutput, 400: problem("Wrong username or password"), 429: TOO_MANY},

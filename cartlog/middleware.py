@@ -22,7 +22,9 @@ a Forget me on a shared computer. Anonymous answers (the catalog) are left as th
 The admin's log-in form is a third door to the same passwords as the API's token and the shop's
 log-in: `AdminLoginThrottleMiddleware` makes each of its POSTs spend the same per-address budget
 (accounts/throttles.py), or answers the shop's 429 page. It was not throttled at all, so a staff
-password could be guessed there at the server's full speed.
+password could be guessed there at the server's full speed. The account's own budget of wrong
+passwords is kept by the authentication backend, whose refusal the admin's view lets through as
+an exception: `process_exception` turns it into the same page.
 """
 
 from collections.abc import Callable
@@ -30,13 +32,12 @@ from collections.abc import Callable
 from django.conf import settings
 from django.contrib.messages.middleware import MessageMiddleware
 from django.http import HttpRequest, HttpResponseBase
-from django.shortcuts import render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
 
-from accounts.throttles import LoginThrottle, refused_for
+from accounts.throttles import AccountResting, LoginThrottle, refused_for
 from api.problems import is_api
-from shop.views.account import wait_in_words
+from shop.views.account import too_many_page
 
 CSP = "Content-Security-Policy"
 
@@ -95,7 +96,12 @@ class AdminLoginThrottleMiddleware:
         if request.path == self.login_path:
             wait = refused_for(LoginThrottle, request)
             if wait is not None:
-                response = render(request, "429.html", {"wait": wait_in_words(wait)}, status=429)
-                response["Retry-After"] = str(wait)
-                return response
+                return too_many_page(request, wait)
         return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponseBase | None:
+        """The admin's form asks the authentication backend, which refuses an account whose budget
+        of wrong passwords is spent by raising (accounts/backends.py); the admin's view lets it through."""
+        if isinstance(exception, AccountResting):
+            return too_many_page(request, int(exception.wait or 1))
+        return None

@@ -191,6 +191,8 @@ CACHES = {
 THROTTLE_RATES = {
     "login": os.environ.get("THROTTLE_LOGIN_RATE", "10/min"),
     "signup": os.environ.get("THROTTLE_SIGNUP_RATE", "20/hour"),
+    # Wrong passwords per account name, from any address (accounts/throttles.py: FailedLogins).
+    "login_account": os.environ.get("THROTTLE_LOGIN_ACCOUNT_RATE", "20/hour"),
 }
 # Requests through this many proxies: the client address is the Nth from the right in X-Forwarded-For.
 THROTTLE_NUM_PROXIES = int(os.environ["THROTTLE_NUM_PROXIES"]) if os.environ.get("THROTTLE_NUM_PROXIES") else None

@@ -9,6 +9,7 @@ os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-not-secret-" + "k" * 40)
 # Many tests log in and sign up from 127.0.0.1; the throttle tests set their own low rates.
 os.environ.setdefault("THROTTLE_LOGIN_RATE", "100000/hour")
 os.environ.setdefault("THROTTLE_SIGNUP_RATE", "100000/hour")
+os.environ.setdefault("THROTTLE_LOGIN_ACCOUNT_RATE", "100000/hour")
 # How long a sign-up or a one-time coupon waits for the claim validator (the shop's default is 1 s):
 # on a loaded machine 1 s was sometimes too short and a test expecting the decision got "pending".
 # The tests about "pending" set their own short wait.

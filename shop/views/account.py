@@ -13,7 +13,7 @@ from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from accounts.services import SignUpError, SignUpStatus, sign_up
-from accounts.throttles import AttemptThrottle, LoginThrottle, SignUpThrottle, refused_for
+from accounts.throttles import AccountResting, AttemptThrottle, LoginThrottle, SignUpThrottle, refused_for
 from claims.models import ClaimStatus
 from claims.services import find as find_claim
 
@@ -42,8 +42,11 @@ def _welcome(request: HttpRequest, moved_cart: str | None, greeting: str) -> Non
 def _too_many(request: HttpRequest, throttle: type[AttemptThrottle]) -> HttpResponse | None:
     """The 429 page if this POST is over its address's budget, else None."""
     wait = refused_for(throttle, request) if request.method == "POST" else None
-    if wait is None:
-        return None
+    return None if wait is None else too_many_page(request, wait)
+
+
+def too_many_page(request: HttpRequest, wait: int) -> HttpResponse:
+    """The "Too many attempts" page, with the seconds to wait in Retry-After."""
     response = render(request, "429.html", {"wait": wait_in_words(wait)}, status=429)
     response["Retry-After"] = str(wait)
     return response
@@ -108,7 +111,11 @@ def login_view(request: HttpRequest) -> HttpResponse:
     if refused := _too_many(request, LoginThrottle):
         return refused
     form = AuthenticationForm(request, data=request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    try:
+        valid = request.method == "POST" and form.is_valid()
+    except AccountResting as resting:  # this account's budget of wrong passwords is spent
+        return too_many_page(request, int(resting.wait or 1))
+    if valid:
         user = form.get_user()
         _welcome(request, sign_in(request, user), f"Welcome back, {user.get_username()}!")
         return redirect(_next_url(request))
