@@ -6,6 +6,8 @@ so the shop and the API refuse the same things with the same words.
 from typing import Any
 
 from django import forms
+from django.contrib.auth import authenticate
+from django.http import HttpRequest
 
 from carts import shipping
 from carts.decider import MAX_LINE_QUANTITY
@@ -90,18 +92,28 @@ class CheckoutForm(CartVersionForm):
 
 
 class ForgetMeForm(forms.Form):
-    """The confirmation step: the shopper types their username to be forgotten."""
+    """The confirmation step: the shopper's password. It asked for the username before, which the
+    page itself shows: anyone at a browser left signed in could type it and erase the account.
+    The password is checked by the authentication backend, so a wrong one spends the account's
+    budget of wrong passwords (accounts/throttles.py: FailedLogins), as at a log-in: this form is
+    no way round that budget. A spent budget raises AccountResting, for the view to answer 429."""
 
-    username = forms.CharField(label="Type your username to confirm", max_length=150)
+    password = forms.CharField(
+        label="Your password, to confirm",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
 
-    def __init__(self, *args: Any, expected: str, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, request: HttpRequest, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.expected = expected
+        self.request = request
 
-    def clean_username(self) -> str:
-        typed: str = self.cleaned_data["username"]
-        if typed != self.expected:
-            raise forms.ValidationError("That is not your username; nothing was erased.")
+    def clean_password(self) -> str:
+        typed: str = self.cleaned_data["password"]
+        me = self.request.user
+        user = authenticate(self.request, username=me.get_username(), password=typed)
+        if user is None or user.pk != me.pk:
+            raise forms.ValidationError("That is not your password; nothing was erased.")
         return typed
 
 

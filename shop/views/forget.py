@@ -1,4 +1,5 @@
-"""The account page and "Forget me": a confirmation step, then accounts.forgetting.forget_account.
+"""The account page and "Forget me": a confirmation step (the password), then
+accounts.forgetting.forget_account.
 
 Forgetting erases the shipping details of every order (they read `[erased]`),
 closes the account and logs the shopper out; the orders themselves stay.
@@ -11,9 +12,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from accounts.forgetting import forget_account
+from accounts.throttles import AccountResting
 
 from ..forms import ForgetMeForm
 from ..methods import get_only, get_or_post
+from .account import too_many_page
 
 
 @login_required
@@ -25,9 +28,12 @@ def account(request: HttpRequest) -> HttpResponse:
 @login_required
 @get_or_post
 def forget_me(request: HttpRequest) -> HttpResponse:
-    username = request.user.get_username()
-    form = ForgetMeForm(request.POST or None, expected=username)
-    if request.method == "POST" and form.is_valid():
+    form = ForgetMeForm(request.POST or None, request=request)
+    try:
+        confirmed = request.method == "POST" and form.is_valid()
+    except AccountResting as resting:  # too many wrong passwords for this account lately
+        return too_many_page(request, int(resting.wait or 1))
+    if confirmed:
         forget_account(request.user)  # type: ignore[arg-type]
         logout(request)
         messages.success(request, "Your personal data is erased and your account is closed.")

@@ -162,10 +162,10 @@ def test_without_javascript_a_what_if_result_and_a_wrong_confirmation_take_the_f
         page.get_by_role("button", name="Try it (appends nothing)").click()
         expect(page.locator("#what-if-result")).to_be_focused()  # read first, not the page from its top
         page.goto(shop + "/account/forget/")
-        page.get_by_label("Username").fill("someone-else")
+        page.get_by_label("Your password, to confirm").fill("not-my-password")
         page.get_by_role("button", name="Erase my personal data and close my account").click()
         expect(page).to_have_title("Error: Forget me · cartlog shop")
-        expect(page.get_by_label("Username")).to_be_focused()
+        expect(page.get_by_label("Your password, to confirm")).to_be_focused()
 
 
 # The focused element, and its outline, if it is one of those whose focus the shop draws itself.

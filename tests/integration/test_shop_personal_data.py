@@ -3,11 +3,12 @@ with its confirmation step. Both backends."""
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.test import Client
 
 from eventlog.models import Event
 from privacy.models import DataKey
-from tests.integration.shop_helpers import add, cart_row, line_form, log_in_new_user
+from tests.integration.shop_helpers import PASSWORD, add, cart_row, line_form, log_in_new_user
 
 from .personal_data_helpers import ADA
 from .rebuild_support import drain_consumers
@@ -58,18 +59,36 @@ def test_incomplete_or_invalid_shipping_details_are_refused_on_the_form(
     assert Event.objects.count() == before
 
 
-def test_forget_me_asks_for_the_username_and_a_wrong_one_forgets_nothing(client: Client) -> None:
+def test_forget_me_asks_for_the_password_and_a_wrong_one_forgets_nothing(client: Client) -> None:
+    """It asked for the username, which the page shows: anyone at a browser left signed in knew it."""
     ordered(client, **SHIP)
     assert 'href="/account/forget/"' in client.get("/account/").content.decode()
-    assert "Type your username to confirm" in client.get("/account/forget/").content.decode()
-    response = client.post("/account/forget/", {"username": "bob"})
-    assert response.status_code == 400 and "That is not your username; nothing was erased." in response.content.decode()
+    page = client.get("/account/forget/").content.decode()
+    assert "Your password, to confirm" in page and 'type="password" name="password"' in page
+    for typed in ("ada", "a-long-secret-8"):  # the username, or a password one key off
+        response = client.post("/account/forget/", {"password": typed})
+        assert response.status_code == 400
+        assert "That is not your password; nothing was erased." in response.content.decode()
     assert get_user_model().objects.get(username="ada").is_active and DataKey.objects.exists()
+
+
+def test_wrong_passwords_on_forget_me_spend_the_accounts_budget_of_wrong_passwords(client: Client, settings) -> None:
+    """Else the form would be a way to try passwords of a signed-in account without limit."""
+    ordered(client, **SHIP)
+    settings.THROTTLE_RATES = {**settings.THROTTLE_RATES, "login_account": "2/hour"}
+    cache.clear()  # the counts live in the cache, which outlives a test's database (the test above failed twice)
+    for _ in range(2):
+        assert client.post("/account/forget/", {"password": "guess"}).status_code == 400
+    refused = client.post("/account/forget/", {"password": PASSWORD})  # even the right one waits
+    assert refused.status_code == 429 and int(refused["Retry-After"]) > 3500
+    assert b"Too many attempts" in refused.content
+    assert get_user_model().objects.get(username="ada").is_active and DataKey.objects.exists()
+    assert Client().post("/login/", {"username": "ada", "password": PASSWORD}).status_code == 429  # one budget
 
 
 def test_forget_me_confirmed_erases_the_key_closes_the_account_and_logs_out(client: Client) -> None:
     ordered(client, **SHIP)
-    response = client.post("/account/forget/", {"username": "ada"})
+    response = client.post("/account/forget/", {"password": PASSWORD})
     assert response.status_code == 302 and response["Location"] == "/"
     assert not get_user_model().objects.get(username="ada").is_active and not DataKey.objects.exists()
     assert client.get("/orders/")["Location"].startswith("/login/")
