@@ -104,6 +104,17 @@ def _no_cart_remembered_from_another_test() -> None:
 
 
 @pytest.fixture(autouse=True)
+def _no_heartbeat_remembered_from_another_test() -> None:
+    """A process writes a consumer's heartbeat row at most every CONSUMER_HEARTBEAT_SECONDS
+    (consumers/heartbeat.py: beat). A relay or consumer run in this process by a test just before
+    left it believing the row fresh; the test database starts over, so the next test's `beat`
+    wrote nothing and found no row to mark failing (test_operator_failing failed so in CI)."""
+    from consumers import heartbeat
+
+    heartbeat._last.clear()
+
+
+@pytest.fixture(autouse=True)
 def _event_archive_per_test(
     settings, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
