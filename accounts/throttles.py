@@ -63,8 +63,8 @@ def refused_for(throttle_class: type[AttemptThrottle], request: HttpRequest) -> 
 
 class AccountResting(Throttled):
     """Raised by the authentication backend: too many wrong passwords for this account name lately.
-    A DRF exception, so the API answers 429 with Retry-After; the shop's and the admin's log-in
-    forms turn it into their 429 page."""
+    A DRF exception, so the API answers 429 with Retry-After; for the pages (the shop's log-in and
+    Forget me, the admin's log-in) cartlog/middleware.py: AccountRestingMiddleware draws the 429 page."""
 
     default_detail = "Too many failed log-ins for this account."
     wait: float | None  # set by Throttled (its stubs leave it out)

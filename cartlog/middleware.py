@@ -22,9 +22,12 @@ a Forget me on a shared computer. Anonymous answers (the catalog) are left as th
 The admin's log-in form is a third door to the same passwords as the API's token and the shop's
 log-in: `AdminLoginThrottleMiddleware` makes each of its POSTs spend the same per-address budget
 (accounts/throttles.py), or answers the shop's 429 page. It was not throttled at all, so a staff
-password could be guessed there at the server's full speed. The account's own budget of wrong
-passwords is kept by the authentication backend, whose refusal the admin's view lets through as
-an exception: `process_exception` turns it into the same page.
+password could be guessed there at the server's full speed.
+
+The account's own budget of wrong passwords is kept by the authentication backend, which refuses
+by raising `AccountResting` from inside a form's validation (the shop's log-in and Forget me, the
+admin's log-in). `AccountRestingMiddleware` turns it into the same 429 page for every one of them;
+the API's views answer it themselves (it is a DRF `Throttled`).
 """
 
 from collections.abc import Callable
@@ -99,9 +102,17 @@ class AdminLoginThrottleMiddleware:
                 return too_many_page(request, wait)
         return self.get_response(request)
 
+
+class AccountRestingMiddleware:
+    """A page whose form asked for a password of an account that is resting answers 429."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        return self.get_response(request)
+
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponseBase | None:
-        """The admin's form asks the authentication backend, which refuses an account whose budget
-        of wrong passwords is spent by raising (accounts/backends.py); the admin's view lets it through."""
         if isinstance(exception, AccountResting):
             return too_many_page(request, int(exception.wait or 1))
         return None

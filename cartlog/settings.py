@@ -89,6 +89,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "cartlog.middleware.AdminLoginThrottleMiddleware",  # the admin's log-in spends the login budget too
+    "cartlog.middleware.AccountRestingMiddleware",  # an account's wrong-password budget spent: the 429 page
     "cartlog.middleware.PrivateAnswersMiddleware",  # a signed-in client's answers: Cache-Control private, no-store
     "cartlog.middleware.PageMessageMiddleware",  # not for /api/: no API answer shows a message
     "django.middleware.clickjacking.XFrameOptionsMiddleware",

@@ -96,7 +96,7 @@ class ForgetMeForm(forms.Form):
     page itself shows: anyone at a browser left signed in could type it and erase the account.
     The password is checked by the authentication backend, so a wrong one spends the account's
     budget of wrong passwords (accounts/throttles.py: FailedLogins), as at a log-in: this form is
-    no way round that budget. A spent budget raises AccountResting, for the view to answer 429."""
+    no way round that budget. A spent budget raises AccountResting (cartlog/middleware.py answers 429)."""
 
     password = forms.CharField(
         label="Your password, to confirm",

@@ -13,7 +13,7 @@ from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from accounts.services import SignUpError, SignUpStatus, sign_up
-from accounts.throttles import AccountResting, AttemptThrottle, LoginThrottle, SignUpThrottle, refused_for
+from accounts.throttles import AttemptThrottle, LoginThrottle, SignUpThrottle, refused_for
 from claims.models import ClaimStatus
 from claims.services import find as find_claim
 
@@ -111,11 +111,7 @@ def login_view(request: HttpRequest) -> HttpResponse:
     if refused := _too_many(request, LoginThrottle):
         return refused
     form = AuthenticationForm(request, data=request.POST or None)
-    try:
-        valid = request.method == "POST" and form.is_valid()
-    except AccountResting as resting:  # this account's budget of wrong passwords is spent
-        return too_many_page(request, int(resting.wait or 1))
-    if valid:
+    if request.method == "POST" and form.is_valid():  # a resting account: cartlog/middleware.py answers 429
         user = form.get_user()
         _welcome(request, sign_in(request, user), f"Welcome back, {user.get_username()}!")
         return redirect(_next_url(request))

@@ -12,11 +12,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from accounts.forgetting import forget_account
-from accounts.throttles import AccountResting
 
 from ..forms import ForgetMeForm
 from ..methods import get_only, get_or_post
-from .account import too_many_page
 
 
 @login_required
@@ -29,11 +27,7 @@ def account(request: HttpRequest) -> HttpResponse:
 @get_or_post
 def forget_me(request: HttpRequest) -> HttpResponse:
     form = ForgetMeForm(request.POST or None, request=request)
-    try:
-        confirmed = request.method == "POST" and form.is_valid()
-    except AccountResting as resting:  # too many wrong passwords for this account lately
-        return too_many_page(request, int(resting.wait or 1))
-    if confirmed:
+    if request.method == "POST" and form.is_valid():  # a resting account: cartlog/middleware.py answers 429
         forget_account(request.user)  # type: ignore[arg-type]
         logout(request)
         messages.success(request, "Your personal data is erased and your account is closed.")
