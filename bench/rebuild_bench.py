@@ -1,6 +1,6 @@
 """Rebuild speed of cart_view over a log of >= 1M events, beside COPY of the same log.
 
-    nice .venv/bin/python bench/rebuild_bench.py [--events 1000000] [--batch-size 5000] [--fresh] [--rounds 3]
+    nice .venv/bin/python bench/rebuild_bench.py [--events 1000000] [--batch-size N] [--fresh] [--rounds 3]
 
 COPY (SELECT <the columns read_all reads> FROM eventlog_event) TO STDOUT is the
 physical limit of reading the log; the rebuild reads the same rows, folds them
@@ -49,7 +49,9 @@ def main(argv: list[str]) -> int:
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--events", type=int, default=1_000_000)
-    parser.add_argument("--batch-size", type=int, default=5000)
+    parser.add_argument(
+        "--batch-size", type=int, default=None, help="events per batch (default: the shop's, REBUILD_BATCH_SIZE)"
+    )
     parser.add_argument("--fresh", action="store_true", help="drop and rebuild the benchmark log")
     parser.add_argument("--rounds", type=int, default=1, help="COPY then rebuild, this many times")
     parser.add_argument("--database", default=DBNAME, help=f"the benchmark's own database (default {DBNAME})")
@@ -155,7 +157,9 @@ def measure_copy() -> dict[str, float]:
     return {"events": rows, "seconds": elapsed, "events_per_s": rows / elapsed}
 
 
-def measure_rebuild(batch_size: int) -> dict[str, float]:
+def measure_rebuild(batch_size: int | None) -> dict[str, float]:
+    from django.conf import settings
+
     from rebuilds import service
     from rebuilds.models import FINISHED, RebuildRun
 
@@ -169,6 +173,7 @@ def measure_rebuild(batch_size: int) -> dict[str, float]:
         "events": outcome.events_done,
         "seconds": elapsed,
         "events_per_s": outcome.events_done / elapsed,
+        "batch_size": batch_size or settings.REBUILD_BATCH_SIZE,
         "python_cpu_seconds": cpu,  # this process only; the machine is shared, so also say how busy it was
         "postgres_cpu_seconds": postgres.seconds,
         "load_average": os.getloadavg()[0],
@@ -232,7 +237,7 @@ def report(results: dict[str, Any]) -> None:
     )
     print(
         f"rebuild cart_view    {rebuild['events']:>10,} events {rebuild['seconds']:7.1f} s"
-        f" {rebuild['events_per_s']:>10,.0f}/s"
+        f" {rebuild['events_per_s']:>10,.0f}/s (batches of {rebuild['batch_size']:,})"
     )
     print(f"rebuild / COPY       {results['ratio']:.3f}")
     print(

@@ -274,7 +274,11 @@ CONSUMER_LEASE_SECONDS = float(os.environ.get("CONSUMER_LEASE_SECONDS", "15"))
 # this long for an older transaction of the PostgreSQL server to end (eventlog/horizon.py).
 LOG_HELD_BACK_AFTER_SECONDS = float(os.environ.get("LOG_HELD_BACK_AFTER_SECONDS", "10"))
 # Events per transaction of a rebuild (manage.py rebuild_projection --batch-size overrides it).
-REBUILD_BATCH_SIZE = int(os.environ.get("REBUILD_BATCH_SIZE", "1000"))
+# A cart's row is written once per batch its events fall in, so bigger batches write fewer
+# rows: 20,000 rebuilt 1M events about a third faster than 1,000, for about 40 MB more
+# memory (docs/benchmarks.md, rebuild). What is left for the swap's lock does not grow with
+# it (rebuilds/build.py: LOCKED_TAIL).
+REBUILD_BATCH_SIZE = int(os.environ.get("REBUILD_BATCH_SIZE", "20000"))
 CONSUMER_LISTEN = os.environ.get("CONSUMER_LISTEN", "1") not in ("0", "false", "False", "")
 CONSUMER_LISTEN_POLL_SECONDS = float(os.environ.get("CONSUMER_LISTEN_POLL_SECONDS", "5"))
 # Each process keeps the API tokens it checked and the catalog's rows in memory, dropped when

@@ -29,6 +29,10 @@ from .reader import Reader
 from .writer import Writer
 
 PASSES = 3  # aims at the head; then the lock takes the rest
+# Another pass runs while more events than this are left behind the head: the swap takes
+# what is left under a lock that holds every append, so how long it holds them does not
+# grow with the batch size (batches are large to write fewer rows: REBUILD_BATCH_SIZE).
+LOCKED_TAIL = 1_000
 
 
 class LeanProjection(Projection, Protocol):
@@ -65,7 +69,7 @@ def catch_up(
                 return False
             # Shown once more now that the last batch is in: up to the pass's head, whatever its last event.
             progress.update(run, scanned=head)
-            if store.head_position() - run.position < batch_size:
+            if store.head_position() - run.position < min(batch_size, LOCKED_TAIL):
                 break
     return True
 

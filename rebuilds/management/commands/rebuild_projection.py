@@ -32,7 +32,7 @@ class Command(BaseCommand):
             "--batch-size",
             type=_at_least(1, int),
             default=None,
-            help="events per transaction (default: REBUILD_BATCH_SIZE, 1000)",
+            help="events per transaction (default: REBUILD_BATCH_SIZE, 20000)",
         )
         parser.add_argument(
             "--pause", type=_at_least(0, float), default=0.0, help="seconds to wait between batches (busy shop)"
