@@ -9,7 +9,8 @@ password (its timing, `is_active` and hashing as they are).
 
 It is also the one place every log-in door passes (the API's token, the shop's and the
 admin's forms), so it keeps the account's budget of wrong passwords (accounts/throttles.py:
-FailedLogins): a name whose budget is spent is refused before its password is checked.
+FailedLogins): each attempt is counted before its password is checked, taken back if it
+was right, and a name whose budget is spent is refused.
 """
 
 import unicodedata
@@ -34,12 +35,12 @@ class OneNameBackend(ModelBackend):
         if username is None:
             return super().authenticate(request, username=username, password=password, **kwargs)
         budget = FailedLogins(keys.normalize("username", username))
-        wait = budget.refused()
+        wait = budget.take()  # counted before the password is checked: see FailedLogins
         if wait is not None:
             raise AccountResting(wait=wait)
         user = super().authenticate(request, username=stored_name(username), password=password, **kwargs)
-        if user is None:
-            budget.failed()
+        if user is not None:
+            budget.give_back()
         return user
 
 

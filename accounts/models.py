@@ -15,3 +15,20 @@ class PendingSignUp(models.Model):
 
     class Meta:
         db_table = "accounts_pending_signup"
+
+
+class FailedLogin(models.Model):
+    """One log-in attempt held against an account name's budget of wrong passwords
+    (accounts/throttles.py: FailedLogins). Written before the password is checked and deleted
+    again if it was right, so what stays is the failures; rows older than the budget's window
+    are deleted by the next attempt."""
+
+    name_hash = models.CharField(max_length=64)  # sha256 of the normalized name: the table holds no names
+    at = models.FloatField()  # seconds since the epoch, on the throttles' clock (time.time)
+
+    class Meta:
+        db_table = "accounts_failed_login"
+        indexes = [
+            models.Index(fields=["name_hash", "at"], name="failed_login_name_at"),
+            models.Index(fields=["at"], name="failed_login_at"),
+        ]

@@ -4,14 +4,16 @@ password may be guessed wrong (docs/security.md).
 DRF's throttles, with the rates read from Django's settings on each check (so
 THROTTLE_RATES is env-overridable and tests can lower it). The API's token view and
 the shop's login form spend one budget ("login"), the two sign-ups another
-("signup"): switching from one door to the other buys an attacker nothing. The
+("signup"): switching from one door to the other buys an attacker nothing. Their
 counters live in the default cache, which settings make shared by every worker.
 
 The address budgets do not slow a guesser with many addresses. `FailedLogins` counts the
 wrong passwords typed for one account name, from any address and through any door
 ("login_account"); once it is spent, that name is refused until the oldest failure leaves
 the window, even with the right password. The price is that anyone can make an account
-wait that long by typing wrong passwords for it, so the budget is wide and short.
+wait that long by typing wrong passwords for it, so the budget is wide and short. Its
+attempts are rows in the database, counted there, so that attempts sent at once cannot
+slip past it as they could past a count in the cache.
 """
 
 import hashlib
@@ -22,6 +24,8 @@ from django.http import HttpRequest
 from rest_framework.exceptions import Throttled
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
+
+from .models import FailedLogin
 
 
 class AttemptThrottle(SimpleRateThrottle):
@@ -71,10 +75,21 @@ class AccountResting(Throttled):
 
 
 class FailedLogins(SimpleRateThrottle):
-    """Wrong passwords per account name: only failures are counted (`failed`), and `refused` spends
-    nothing. The name is counted as sign-up compares names (claims/keys.py), hashed so that the
-    cache holds no names. A rate of None (the setting left out) means no budget. As in DRF's own
-    throttles the count is read, then written: two failures at the same instant may count as one."""
+    """Wrong passwords per account name, counted by the database (accounts.models.FailedLogin).
+
+    An attempt is counted before its password is checked (`take`) and taken back if the
+    password was right (`give_back`), so only failures stay. Counted after the check, from a
+    list in the cache (as DRF's throttles count), attempts sent at the same moment all passed
+    the check before any was counted, and each wrote back the list it had read with only
+    itself added: eight at once counted as one, eight times the budget for a guesser who sends
+    them in parallel. Here each attempt inserts its own row and then counts every row of the
+    window, its own and those of simultaneous attempts, so no more than the budget's attempts
+    ever reach a password (tests/integration/test_login_budget_concurrency.py). Two attempts at
+    once for the budget's last place may both be refused; neither is counted.
+
+    The name is counted as sign-up compares names (claims/keys.py), hashed so that the table
+    holds no names. A rate of None (the setting left out) means no budget. DRF parses the rate
+    and keeps the clock (`timer`); its cache is not used."""
 
     scope = "login_account"
     num_requests: int | None  # set by SimpleRateThrottle from the rate (its stubs leave them out)
@@ -82,25 +97,30 @@ class FailedLogins(SimpleRateThrottle):
 
     def __init__(self, name: str) -> None:
         super().__init__()
-        digest = hashlib.sha256(name.encode()).hexdigest()
-        self.key = self.cache_format % {"scope": self.scope, "ident": digest}
-        self.history: list[float] = self.cache.get(self.key, []) if self.rate else []
-        self.now = self.timer()
-        while self.history and self.duration and self.history[-1] <= self.now - self.duration:
-            self.history.pop()
+        self.name_hash = hashlib.sha256(name.encode()).hexdigest()
+        self.held: FailedLogin | None = None
 
     def get_rate(self) -> str | None:
         rate = settings.THROTTLE_RATES.get(self.scope)
         return None if rate is None else str(rate)
 
-    def refused(self) -> int | None:
-        """None if this name may try a password now, else the seconds until it may."""
-        if self.num_requests is None or len(self.history) < self.num_requests:
+    def take(self) -> int | None:
+        """Count this attempt as a failure until `give_back`: None if it may check its password,
+        else (counting nothing) the seconds until the name's oldest failure leaves the window."""
+        if self.num_requests is None or self.duration is None:
             return None
-        return max(math.ceil(self.history[-1] + (self.duration or 0) - self.now), 1)
+        now = self.timer()
+        FailedLogin.objects.filter(at__lte=now - self.duration).delete()  # every name's, out of the window
+        self.held = FailedLogin.objects.create(name_hash=self.name_hash, at=now)
+        window = FailedLogin.objects.filter(name_hash=self.name_hash)
+        if window.count() <= self.num_requests:
+            return None
+        self.give_back()
+        oldest = window.order_by("at").values_list("at", flat=True).first()
+        return max(math.ceil((oldest or now) + self.duration - now), 1)
 
-    def failed(self) -> None:
-        if self.num_requests is None:
-            return
-        self.history.insert(0, self.now)
-        self.cache.set(self.key, self.history, self.duration)
+    def give_back(self) -> None:
+        """The password was right (or never checked): this attempt is no failure."""
+        if self.held is not None:
+            self.held.delete()
+            self.held = None

@@ -1,0 +1,75 @@
+"""Wrong passwords sent at the same moment spend the account's budget one each
+(accounts/throttles.py: FailedLogins).
+
+Eight threads, each on a connection of its own, wait at a barrier and then log in
+to one name with a wrong password, through the authentication backend every door
+passes; the password check is Django's real PBKDF2. With the budget at 3, no more
+than 3 attempts may reach a password, at once or one after the other. A count
+kept in the cache, read before the check and written after it, let all eight through.
+"""
+
+import threading
+
+import pytest
+from django.contrib.auth import authenticate, get_user_model
+from django.db import connection
+
+from accounts.models import FailedLogin
+from accounts.throttles import AccountResting
+
+pytestmark = pytest.mark.django_db(transaction=True)
+PASSWORD = "a-long-passphrase"
+ATTEMPTS = 8
+
+
+def attempt_all_at_once(name: str, password: str) -> list[str]:
+    """Each thread's outcome: 'checked' (its password was checked and wrong), 'refused' or 'in'."""
+    barrier, outcomes, lock = threading.Barrier(ATTEMPTS), [], threading.Lock()
+
+    def log_in() -> None:
+        try:
+            barrier.wait(timeout=30)
+            try:
+                outcome = "in" if authenticate(None, username=name, password=password) else "checked"
+            except AccountResting:
+                outcome = "refused"
+            with lock:
+                outcomes.append(outcome)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=log_in) for _ in range(ATTEMPTS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert len(outcomes) == ATTEMPTS, "a thread never came back"
+    return outcomes
+
+
+def test_eight_wrong_passwords_at_once_and_five_after_reach_the_password_three_times(settings) -> None:
+    settings.THROTTLE_RATES = {**settings.THROTTLE_RATES, "login_account": "3/hour"}
+    get_user_model().objects.create_user(username="target", password=PASSWORD)
+
+    at_once = attempt_all_at_once("target", "guess")
+    one_by_one = []
+    for _ in range(5):
+        try:
+            one_by_one.append("in" if authenticate(None, username="target", password="guess") else "checked")
+        except AccountResting:
+            one_by_one.append("refused")
+
+    checked = at_once.count("checked") + one_by_one.count("checked")
+    assert checked == 3, (at_once, one_by_one)
+    assert FailedLogin.objects.count() == 3  # the failures; no refused attempt stayed counted
+    with pytest.raises(AccountResting):
+        authenticate(None, username="target", password=PASSWORD)  # even the right one waits now
+
+
+def test_right_passwords_at_once_are_not_counted(settings) -> None:
+    settings.THROTTLE_RATES = {**settings.THROTTLE_RATES, "login_account": "20/hour"}
+    get_user_model().objects.create_user(username="shopper", password=PASSWORD)
+
+    assert attempt_all_at_once("shopper", PASSWORD) == ["in"] * ATTEMPTS
+
+    assert not FailedLogin.objects.exists()
