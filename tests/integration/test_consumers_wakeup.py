@@ -37,14 +37,19 @@ def eventually(condition: Callable[[], object], timeout: float, what: str) -> fl
     return time.monotonic() - start
 
 
-def listening() -> bool:
+def listen_pids() -> set[int]:
+    """Backend pids of the LISTEN sessions of this database."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
             "AND application_name LIKE %s AND query ILIKE 'LISTEN%%'",
             [LISTEN_SESSION],
         )
-        return int(cursor.fetchone()[0]) > 0
+        return {int(row[0]) for row in cursor.fetchall()}
+
+
+def listening() -> bool:
+    return bool(listen_pids())
 
 
 def times_added(sku: str) -> int:
@@ -89,8 +94,11 @@ def test_an_append_wakes_an_idle_consumer_without_waiting_for_its_poll(idle_cons
 def test_a_terminated_listen_session_is_replaced_and_wakes_again(
     idle_consumer: None, caplog: pytest.LogCaptureFixture
 ) -> None:
+    (old,) = listen_pids()
     assert terminate_backends(LISTEN_SESSION) == 1
-    eventually(listening, 15, "a new LISTEN session after the old one was terminated")
+    # pg_terminate_backend only signals: the old session stays in pg_stat_activity until it has exited,
+    # so "a LISTEN session" alone could be the old one. Wait for one with another pid.
+    eventually(lambda: listen_pids() - {old}, 15, "a new LISTEN session after the old one was terminated")
     # Said in one line: psycopg's message runs over three ("server closed the connection unexpectedly
     # \n\tThis probably means ..."), which broke the plain log format into lines of no record.
     (said,) = [r.getMessage() for r in caplog.records if r.name == "consumers.wakeup" and r.levelname == "WARNING"]
