@@ -34,8 +34,8 @@ class OneNameBackend(ModelBackend):
     ) -> User | None:
         if username is None:
             return super().authenticate(request, username=username, password=password, **kwargs)
-        budget = FailedLogins(keys.normalize("username", username))
-        wait = budget.take()  # counted before the password is checked: see FailedLogins
+        budget = FailedLogins()
+        wait = budget.take(keys.normalize("username", username))  # counted before the check: see FailedLogins
         if wait is not None:
             raise AccountResting(wait=wait)
         user = super().authenticate(request, username=stored_name(username), password=password, **kwargs)

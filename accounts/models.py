@@ -17,18 +17,20 @@ class PendingSignUp(models.Model):
         db_table = "accounts_pending_signup"
 
 
-class FailedLogin(models.Model):
-    """One log-in attempt held against an account name's budget of wrong passwords
-    (accounts/throttles.py: FailedLogins). Written before the password is checked and deleted
-    again if it was right, so what stays is the failures; rows older than the budget's window
-    are deleted by the next attempt."""
+class Attempt(models.Model):
+    """One attempt held against a budget (accounts/throttles.py: CountedBudget): a log-in or a
+    sign-up from one client address, or a wrong password for one account name. Written before
+    the attempt goes on; a refused one is deleted again, and so is a log-in whose password was
+    right (the name's budget counts failures only). Rows older than their budget's window are
+    deleted by the budget's next attempt."""
 
-    name_hash = models.CharField(max_length=64)  # sha256 of the normalized name: the table holds no names
+    budget = models.CharField(max_length=32)  # the THROTTLE_RATES key: "login", "signup", "login_account"
+    key_hash = models.CharField(max_length=64)  # sha256 of the address or the normalized name: none is stored
     at = models.FloatField()  # seconds since the epoch, on the throttles' clock (time.time)
 
     class Meta:
-        db_table = "accounts_failed_login"
+        db_table = "accounts_attempt"
         indexes = [
-            models.Index(fields=["name_hash", "at"], name="failed_login_name_at"),
-            models.Index(fields=["at"], name="failed_login_at"),
+            models.Index(fields=["budget", "key_hash", "at"], name="attempt_budget_key_at"),
+            models.Index(fields=["budget", "at"], name="attempt_budget_at"),
         ]

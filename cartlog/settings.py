@@ -180,8 +180,9 @@ CONTENT_SECURITY_POLICY = os.environ.get(
     "form-action 'self'; frame-ancestors 'none'",
 )
 
-# Throttle counters must be shared by every gunicorn worker: the database by default
-# (a table made by accounts/migrations), Redis when CACHE_URL names one.
+# Django's cache, shared by every gunicorn worker: the database by default (a table made by
+# accounts/migrations), Redis when CACHE_URL names one. The throttles count in their own table
+# (accounts/throttles.py: CountedBudget), not here.
 CACHE_URL = os.environ.get("CACHE_URL", "")
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}

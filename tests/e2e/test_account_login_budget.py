@@ -5,7 +5,6 @@ from collections.abc import Iterator
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.test import Client
 from knox.models import AuthToken
 from rest_framework.test import APIClient
@@ -32,7 +31,6 @@ class Clock:
 def clock(settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[Clock]:
     # Wide address budgets, so that only the account's can refuse.
     settings.THROTTLE_RATES = {"login": "1000/min", "signup": "1000/min", "login_account": "3/hour"}
-    cache.clear()
     clock = Clock()
     monkeypatch.setattr(FailedLogins, "timer", clock)
     yield clock

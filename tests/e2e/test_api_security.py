@@ -6,7 +6,6 @@ from datetime import timedelta
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
-from django.core.cache import cache
 from django.test import Client
 from knox.models import AuthToken
 from rest_framework.test import APIClient
@@ -20,7 +19,6 @@ PASSWORD = "a-long-passphrase"
 @pytest.fixture
 def low_rates(settings) -> None:
     settings.THROTTLE_RATES = {"login": "3/min", "signup": "2/min"}
-    cache.clear()
 
 
 def test_the_token_endpoint_is_throttled_with_retry_after_and_even_the_right_password_waits(low_rates: None) -> None:

@@ -14,7 +14,7 @@ import pytest
 from django.contrib.auth import authenticate, get_user_model
 from django.db import connection
 
-from accounts.models import FailedLogin
+from accounts.models import Attempt
 from accounts.throttles import AccountResting
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -61,7 +61,9 @@ def test_eight_wrong_passwords_at_once_and_five_after_reach_the_password_three_t
 
     checked = at_once.count("checked") + one_by_one.count("checked")
     assert checked == 3, (at_once, one_by_one)
-    assert FailedLogin.objects.count() == 3  # the failures; no refused attempt stayed counted
+    assert (
+        Attempt.objects.filter(budget="login_account").count() == 3
+    )  # the failures; no refused attempt stayed counted
     with pytest.raises(AccountResting):
         authenticate(None, username="target", password=PASSWORD)  # even the right one waits now
 
@@ -72,4 +74,4 @@ def test_right_passwords_at_once_are_not_counted(settings) -> None:
 
     assert attempt_all_at_once("shopper", PASSWORD) == ["in"] * ATTEMPTS
 
-    assert not FailedLogin.objects.exists()
+    assert not Attempt.objects.filter(budget="login_account").exists()
