@@ -8,14 +8,12 @@ address's budget at 3, no more than 3 may reach a password. DRF's count, a list 
 cache read before the view and written back after it, let them all through.
 """
 
-import threading
-
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection
 from rest_framework.test import APIClient
 
 from accounts.models import Attempt
+from tests.threads import run_together
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ATTEMPTS = 8
@@ -24,24 +22,8 @@ ADDRESS = "203.0.113.7"
 
 def post_all_at_once(address: str) -> list[int]:
     """Each thread's status code: 400 (its password was checked and wrong) or 429 (refused)."""
-    barrier, codes, lock = threading.Barrier(ATTEMPTS), [], threading.Lock()
-
-    def log_in(n: int) -> None:
-        try:
-            client = APIClient(REMOTE_ADDR=address)
-            barrier.wait(timeout=30)
-            code = client.post("/api/auth/token", {"username": f"guess{n}", "password": "wrong"}, format="json")
-            with lock:
-                codes.append(code.status_code)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=log_in, args=(n,)) for n in range(ATTEMPTS)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    assert len(codes) == ATTEMPTS, "a thread never came back"
+    codes: list[int] = []
+    assert run_together(ATTEMPTS, lambda n: codes.append(post(address, f"guess{n}"))) == []
     return codes
 
 

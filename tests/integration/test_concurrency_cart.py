@@ -4,7 +4,6 @@ duplicates, and a stale If-Match is refused (HTTP 412 in the API)."""
 
 import threading
 import time
-from collections.abc import Callable
 from uuid import uuid4
 
 import pytest
@@ -18,33 +17,11 @@ from eventlog.stores.postgres import STREAM_LOCK_CLASS, PostgresStore
 from kernel.principal import Principal
 from projections import cart_view
 from tests.store_contract import WAIT, new
+from tests.threads import run_together
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 OWNER = Context(actor=Principal.parse("user:1"))
-
-
-def run_together(count: int, work: Callable[[int], None]) -> list[BaseException]:
-    """Start `count` threads at one barrier; each closes its own connection."""
-    barrier = threading.Barrier(count)
-    failures: list[BaseException] = []
-
-    def body(index: int) -> None:
-        try:
-            barrier.wait(10)
-            work(index)
-        except BaseException as error:
-            failures.append(error)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=body, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(120)
-    assert not any(thread.is_alive() for thread in threads)
-    return failures
 
 
 def test_eight_writers_adding_twelve_times_to_one_cart_lose_nothing(catalog: None) -> None:

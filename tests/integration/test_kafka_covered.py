@@ -51,7 +51,9 @@ def test_a_partition_without_a_record_has_applied_nothing() -> None:
     d = started("cart-d")  # partition 2
     assert django_settings.KAFKA_TOPIC_PARTITIONS == 3
     progress({0: b.position, 2: d.position})
-    assert covered(NAME) == a.position - 1  # the old reading: d.position, which says cart-a is in the view
+    # Not past cart-a (earlier tests may have left events before it: at most up to there). The old
+    # reading started from partition 0's record and said d.position: cart-a in the view.
+    assert covered(NAME) < a.position
 
     progress({1: a.position})
     assert covered(NAME) == d.position
@@ -99,7 +101,8 @@ def test_a_quiet_partition_is_recorded_as_read_to_the_relays_checkpoint(kafka: B
         fetch_until(transport, consumer, lambda: records() == {0: d2.position, 1: d2.position, 2: d2.position})
     finally:
         transport.close()
-    assert sorted(consumer.positions) == [b1.position, d1.position, b2.position, d2.position]
+    ours = sorted(p for p in consumer.positions if p >= b1.position)  # not what earlier tests may have left
+    assert ours == [b1.position, d1.position, b2.position, d2.position]
     # No walk needed; with no record of partition 1, a walk from 0 bounded by `scan` stopped short.
     assert covered(NAME, scan=0) == d2.position
 
@@ -118,14 +121,15 @@ def test_a_broker_back_without_its_log_is_read_from_its_first_message(own_broker
     relay_everything()
     consumer, transport = Seen(), KafkaTransport()
     try:
-        fetch_until(transport, consumer, lambda: len(consumer.positions) == 3)
+        fetch_until(transport, consumer, lambda: first[-1].position in consumer.positions)
         own_broker.stop()
         away = time.monotonic() + 3  # the member goes on fetching, as its runner would
         fetch_until(transport, consumer, lambda: time.monotonic() > away)
         own_broker.start()
         later = [started("cart-d"), started("cart-d", 1), started("cart-d", 2), started("cart-a")]
         relay_everything()  # offsets 0..3 of the new topic: the member stood at offset 3
-        fetch_until(transport, consumer, lambda: len(consumer.positions) >= 7)
+        fetch_until(transport, consumer, lambda: later[-1].position in consumer.positions)
     finally:
         transport.close()
-    assert consumer.positions == [e.position for e in first + later]
+    ours = [p for p in consumer.positions if p >= first[0].position]  # not what earlier tests may have left
+    assert ours == [e.position for e in first + later]

@@ -8,14 +8,12 @@ than 3 attempts may reach a password, at once or one after the other. A count
 kept in the cache, read before the check and written after it, let all eight through.
 """
 
-import threading
-
 import pytest
 from django.contrib.auth import authenticate, get_user_model
-from django.db import connection
 
 from accounts.models import Attempt
 from accounts.throttles import AccountResting
+from tests.threads import run_together
 
 pytestmark = pytest.mark.django_db(transaction=True)
 PASSWORD = "a-long-passphrase"
@@ -24,26 +22,15 @@ ATTEMPTS = 8
 
 def attempt_all_at_once(name: str, password: str) -> list[str]:
     """Each thread's outcome: 'checked' (its password was checked and wrong), 'refused' or 'in'."""
-    barrier, outcomes, lock = threading.Barrier(ATTEMPTS), [], threading.Lock()
+    outcomes: list[str] = []
 
-    def log_in() -> None:
+    def log_in(_: int) -> None:
         try:
-            barrier.wait(timeout=30)
-            try:
-                outcome = "in" if authenticate(None, username=name, password=password) else "checked"
-            except AccountResting:
-                outcome = "refused"
-            with lock:
-                outcomes.append(outcome)
-        finally:
-            connection.close()
+            outcomes.append("in" if authenticate(None, username=name, password=password) else "checked")
+        except AccountResting:
+            outcomes.append("refused")
 
-    threads = [threading.Thread(target=log_in) for _ in range(ATTEMPTS)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    assert len(outcomes) == ATTEMPTS, "a thread never came back"
+    assert run_together(ATTEMPTS, log_in) == []
     return outcomes
 
 

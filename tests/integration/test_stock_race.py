@@ -16,7 +16,7 @@ from inventory.models import StockLevel
 from inventory.services import receive_stock
 from kernel.principal import Principal
 from rebuilds import service as rebuilds
-from tests.integration.test_concurrency_cart import run_together
+from tests.threads import run_together
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
