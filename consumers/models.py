@@ -37,15 +37,13 @@ class LeaseRow(models.Model):
 
 
 class KafkaProgress(models.Model):
-    """Every event of one Kafka partition at or below this position is applied by the consumer.
+    """The highest log position a consumer applied from one Kafka partition.
 
-    Written in the consumer's transaction with its view rows (the last position
-    of a batch from that partition). A message at or below it is a repeat — a
-    redelivery, or the relay re-sending after a crash — and is dropped: within a
-    partition, the relay produces in position order. Raised outside a batch too:
-    to the relay's checkpoint once a member has read the partition to its end
-    (relay/kafka_transport.py), to a rebuilt table's position by its swap. A
-    partition without a row has applied nothing yet.
+    Written in the consumer's transaction with its view rows. A message at or
+    below it is a repeat — a redelivery, or the relay re-sending after a crash —
+    and is dropped: within a partition, the relay produces in position order.
+    A rebuild's swap raises it to the new table's position. A partition without
+    a row has applied nothing yet.
     """
 
     consumer = models.CharField(max_length=100)

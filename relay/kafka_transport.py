@@ -22,7 +22,6 @@ Failures), as it does for any other batch that fails, until a fetch gets through
 
 import logging
 import threading
-import time
 from collections.abc import Sequence
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, Message, TopicPartition
@@ -39,7 +38,6 @@ from eventlog.records import RecordedEvent
 
 from . import config
 from .contract import from_message
-from .relay import NAME as RELAY
 from .topics import ensure_topics, metadata, partition_for
 
 log = logging.getLogger(__name__)
@@ -48,9 +46,6 @@ POLL_SECONDS = 0.5
 # How long a fetch waits for the broker's metadata once librdkafka has said it does not answer: a broker
 # that is up answers in milliseconds, and the runner asks again after its backoff.
 PROBE_SECONDS = 2.0
-# How often a member raises the record of the partitions it has read to their end (`_raise_read_to_end`):
-# a few requests to the broker and one read of the relay's checkpoint.
-RAISE_EVERY_SECONDS = 1.0
 
 
 class BrokerUnavailableError(OperatorError):
@@ -70,9 +65,6 @@ class KafkaTransport:
         self.read_to_end = False  # since then, it has read to the end of each of them once (settled())
         self.unanswered = False  # librdkafka said the broker does not answer, and no fetch has got through since
         self.stop: threading.Event | None = None  # the runner's (interrupt_on): it ends a wait for the broker
-        self.raised_at = 0.0  # monotonic time of the last `_raise_read_to_end`
-        # Its positions were set by the group's last assignment, and no outage came since (`_raise_read_to_end`).
-        self.positions_trusted = False
 
     def interrupt_on(self, stop: threading.Event) -> None:
         """Waits for the broker (its topics, its metadata) end when `stop` is set (consumers/transports.py)."""
@@ -91,11 +83,7 @@ class KafkaTransport:
         if self.unanswered:  # only after librdkafka said so: a healthy fetch costs nothing more
             metadata(kafka, PROBE_SECONDS, self.stop)
             self.unanswered = False
-        rewound = bool(self.unconfirmed)
         self._rewind_unconfirmed(kafka)
-        if self.positions_trusted and not rewound and time.monotonic() - self.raised_at >= RAISE_EVERY_SECONDS:
-            self.raised_at = time.monotonic()
-            self._raise_read_to_end(consumer, kafka)
         # Wait for the first message only, then take what is already buffered: consume(n, timeout)
         # alone would sit out the whole timeout on a quiet log.
         first = kafka.poll(POLL_SECONDS)
@@ -141,20 +129,19 @@ class KafkaTransport:
 
     def _on_assign(self, kafka: Consumer, partitions: list[TopicPartition]) -> None:
         """A (re)balance: the new partitions' ends are not known to be reached yet."""
-        self.assigned, self.read_to_end, self.positions_trusted = True, False, True
+        self.assigned, self.read_to_end = True, False
 
     def _on_lost(self, kafka: Consumer, partitions: list[TopicPartition]) -> None:
         """Its partitions were taken from it without a rebalance: the group's coordinator did not answer
         within session.timeout.ms (a broker frozen, or cut off by the network), or it fenced this member."""
         log.info("%d partition(s) lost: the group's coordinator did not answer in time", len(partitions))
-        self.assigned = self.read_to_end = self.positions_trusted = False
+        self.assigned = self.read_to_end = False
         self.unanswered = True
 
     def _on_error(self, error: KafkaError) -> None:
         """librdkafka's errors (its own lines log them): none is raised, it retries by itself. Served by poll()."""
         if error.code() == KafkaError._ALL_BROKERS_DOWN:  # a broker stopped: its connections refused
             self.unanswered = True
-            self.positions_trusted = False
 
     def _connect(self, consumer: str, categories: Sequence[str]) -> Consumer:
         if self.kafka is None:
@@ -162,41 +149,13 @@ class KafkaTransport:
             ensure_topics(stop=self.stop)
             group = f"{settings.KAFKA_TOPIC_PREFIX}-{consumer}"
             self.kafka = Consumer({**config.consumer(group), "error_cb": self._on_error})
-            self.assigned = self.read_to_end = self.unanswered = self.positions_trusted = False
+            self.assigned = self.read_to_end = self.unanswered = False
             self.kafka.subscribe(
                 [config.topic(c) for c in (categories or config.categories())],
                 on_assign=self._on_assign,
                 on_lost=self._on_lost,
             )
         return self.kafka
-
-    def _raise_read_to_end(self, consumer: str, kafka: Consumer) -> None:
-        """Raise the record of each partition this member has read to its end to the relay's checkpoint,
-        as it stood before the broker was asked: every event up to it is in the broker, and this member
-        has applied all that partition holds, so every event of the partition up to it is applied.
-
-        Without it a partition's record stays at the last event applied from it, or is missing while
-        none came: `covered` starts from the lowest record and walks the log from there, so a quiet
-        partition would make that walk ever longer, and past its bound, stop short. Only between
-        batches, with none in hand (a rewound one is not applied yet), and only ever upwards.
-
-        Not after an outage until the group assigns partitions again: a broker can come back without
-        its log (Tansu keeps it in memory; a cluster rebuilt empty), and until the rejoin this member's
-        positions point into topics that started again at offset 0, "read to the end" of messages it
-        never read. A broker that comes back with its log and the member's session leaves the records
-        where batches put them until the next rebalance: `covered` walks from there, as before.
-        """
-        delivered = checkpoints.read_position(RELAY)
-        if delivered <= 0:
-            return
-        try:
-            ends = _read_to_end(kafka)
-        except KafkaException as error:  # a slow answer: the records stay, the poll says if the broker is away
-            log.debug("partition ends not known (%s): records not raised", error)
-            return
-        for tp in ends:
-            key = {"consumer": consumer, "topic": tp.topic, "partition": tp.partition}
-            checkpoints.raise_to(KafkaProgress, key, delivered)
 
     def _rewind_unconfirmed(self, kafka: Consumer) -> None:
         """A batch whose transaction failed is read again, not skipped."""
@@ -227,8 +186,9 @@ def covered(name: str, scan: int = 10_000) -> int:
     row has applied nothing yet: the lowest of the rows alone said a view covered events that a
     partition it had not read from yet still held). That alone would stall behind a quiet partition;
     so from it, walk the log and stop at the first event of a category `name` reads that its
-    partition (`partition_for`, as the relay sent it) has not applied. A quiet partition's own
-    record moves too, while its consumer is idle at its end (`KafkaTransport._raise_read_to_end`).
+    partition (`partition_for`, as the relay sent it) has not applied. The walk is bounded by
+    `scan`: a partition whose record stays far behind the head (nothing sent to it for a long
+    time) leaves the answer short of the truth, never past it.
     """
     consumer = registry.find(name)
     categories = tuple(consumer.categories) if consumer is not None else ()
@@ -262,29 +222,23 @@ def applied_beyond(name: str, position: int, events: Sequence[RecordedEvent]) ->
 
 
 def _at_end(kafka: Consumer) -> bool:
-    """Has this member read every partition it holds to the end (the high watermark)?"""
-    return len(_read_to_end(kafka)) == len(kafka.assignment())
+    """Has this member read every partition it holds to the end (the high watermark)?
 
-
-def _read_to_end(kafka: Consumer) -> list[TopicPartition]:
-    """The partitions this member holds and has read to the end (the high watermark).
-
-    Where it reads from is its position once it fetched, else the group's committed offset
-    (committed only after the database commit), else the beginning (`auto.offset.reset=earliest`).
+    Where it reads from is its position once it fetched, else the group's committed offset,
+    else the beginning (`auto.offset.reset=earliest`).
     """
     assignment = kafka.assignment()
     if not assignment:
-        return []
+        return True
     positions = {(tp.topic, tp.partition): tp.offset for tp in kafka.position(assignment)}
     committed = {(tp.topic, tp.partition): tp.offset for tp in kafka.committed(assignment, timeout=5.0)}
-    ends = []
     for tp in assignment:
         low, high = kafka.get_watermark_offsets(tp, timeout=5.0)
         where = (tp.topic, tp.partition)
         start = next((offset for offset in (positions.get(where, -1), committed.get(where, -1)) if offset >= 0), low)
-        if start >= high:
-            ends.append(tp)
-    return ends
+        if start < high:
+            return False
+    return True
 
 
 def _where(message: Message) -> tuple[str, int]:
