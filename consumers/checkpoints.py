@@ -8,10 +8,9 @@ having a `position()` method (`KeepsOwnPosition`).
 """
 
 from collections.abc import Iterable
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
-from django.db import IntegrityError, connection, transaction
-from django.db.models import Model
+from django.db import connection
 from django.utils import timezone
 
 from .models import Checkpoint, KafkaProgress
@@ -37,33 +36,21 @@ def read_position(name: str) -> int:
     return found or 0
 
 
-def kafka_position(name: str, partitions: Iterable[tuple[str, int]] = ()) -> int:
-    """Everything up to this is applied: the lowest progress over `partitions` (the consumer's topics
-    times their partitions) and the rows it has. A partition without a row has applied nothing: 0."""
-    rows = dict(kafka_progress(name))
-    return min((rows.get(where, 0) for where in {*partitions, *rows}), default=0)
+def kafka_position(name: str) -> int:
+    """The lowest of consumer `name`'s rows (`relay/kafka_transport.py: covered` knows its partitions)."""
+    return lowest(kafka_progress(name), ())
 
 
-def kafka_progress(name: str) -> list[tuple[tuple[str, int], int]]:
-    """((topic, partition), position) of each `KafkaProgress` row of consumer `name`."""
+def kafka_progress(name: str) -> dict[tuple[str, int], int]:
+    """Position per (topic, partition) of consumer `name`'s `KafkaProgress` rows."""
     rows = KafkaProgress.objects.filter(consumer=name).values_list("topic", "partition", "position")
-    return [((topic, partition), position) for topic, partition, position in rows]
+    return {(topic, partition): position for topic, partition, position in rows}
 
 
-def raise_to(model: type[Model], key: dict[str, Any], position: int) -> bool:
-    """Raise the record `key` names to `position`, or make it there; one already past stays (whether it
-    moved). An insert that loses to another writer's (a consumer's first batch) gives way to the update,
-    in a savepoint. Positions only grow here, so a racing compare-and-set fails and is fetched again."""
-    if model._default_manager.filter(**key, position__lt=position).update(position=position):
-        return True
-    if model._default_manager.filter(**key).exists():
-        return False
-    try:
-        with transaction.atomic():
-            model._default_manager.create(**key, position=position)
-        return True
-    except IntegrityError:
-        return bool(model._default_manager.filter(**key, position__lt=position).update(position=position))
+def lowest(progress: dict[tuple[str, int], int], partitions: Iterable[tuple[str, int]]) -> int:
+    """The lowest progress over `partitions` and those `progress` has; a partition without a row has
+    applied nothing yet: 0."""
+    return min((progress.get(where, 0) for where in {*partitions, *progress}), default=0)
 
 
 def position_of(consumer: object, name: str, transport: str) -> int:

@@ -22,10 +22,13 @@ validator's records say what `claims` holds; that view has none of its own.
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Model, Value
+from django.db.models.functions import Greatest
 
-from consumers import checkpoints
 from consumers.models import Checkpoint, Heartbeat, KafkaProgress
 from eventlog.records import RecordedEvent
 from projections import registry
@@ -98,14 +101,24 @@ def record_everything_up_to(projection: Projection, position: int) -> None:
     """
     if registry.keeper(projection) != projection.NAME:
         return
-    checkpoints.raise_to(Checkpoint, {"name": projection.NAME}, position)
+    _raise(Checkpoint, {"name": projection.NAME}, position)
     kept = set(KafkaProgress.objects.filter(consumer=projection.NAME).values_list("topic", "partition"))
     if not kept and not settings.KAFKA_BOOTSTRAP_SERVERS:
         return  # never on Kafka
     for topic, partition in sorted(kept | _every_partition(projection)):
-        checkpoints.raise_to(
-            KafkaProgress, {"consumer": projection.NAME, "topic": topic, "partition": partition}, position
-        )
+        _raise(KafkaProgress, {"consumer": projection.NAME, "topic": topic, "partition": partition}, position)
+
+
+def _raise(model: type[Model], key: dict[str, Any], position: int) -> None:
+    """Raise the record `key` names to `position`, or make it there: an insert that loses to the
+    consumer's own (its first batch) gives way to the update, in a savepoint."""
+    if model._default_manager.filter(**key).update(position=Greatest("position", Value(position))):
+        return
+    try:
+        with transaction.atomic():
+            model._default_manager.create(**key, position=position)
+    except IntegrityError:
+        model._default_manager.filter(**key).update(position=Greatest("position", Value(position)))
 
 
 def _every_partition(projection: Projection) -> set[tuple[str, int]]:

@@ -194,9 +194,9 @@ def covered(name: str, scan: int = 10_000) -> int:
     categories = tuple(consumer.categories) if consumer is not None else ()
     topics = [config.topic(c) for c in (categories or config.categories())]
     every = [(topic, p) for topic in topics for p in range(settings.KAFKA_TOPIC_PARTITIONS)]
-    reached = checkpoints.kafka_position(name, every)
-    progress = {(topic.rsplit(".", 1)[-1], partition): position for (topic, partition), position in
-                checkpoints.kafka_progress(name)}  # fmt: skip
+    rows = checkpoints.kafka_progress(name)
+    reached = checkpoints.lowest(rows, every)
+    progress = {(topic.rsplit(".", 1)[-1], partition): position for (topic, partition), position in rows.items()}
     later = Event.objects.filter(position__gt=reached).order_by("position").values_list("position", "stream_id")
     for position, stream_id in later[:scan]:
         category = stream_id.split("-", 1)[0]
