@@ -180,15 +180,11 @@ CONTENT_SECURITY_POLICY = os.environ.get(
     "form-action 'self'; frame-ancestors 'none'",
 )
 
-# Django's cache, shared by every gunicorn worker: the database by default (a table made by
-# accounts/migrations), Redis when CACHE_URL names one. The throttles count in their own table
-# (accounts/throttles.py: CountedBudget), not here.
-CACHE_URL = os.environ.get("CACHE_URL", "")
-CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
-    if CACHE_URL.startswith("redis")
-    else {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "cartlog_cache"}
-}
+# Nothing of cartlog's is kept in Django's cache: the attempt budgets are counted in their own table
+# (accounts/throttles.py: CountedBudget), and the token and product caches are the process's own,
+# emptied by the log's announcements (kernel/fresh_cache.py). A cache private to each worker would
+# let a library count per worker without anyone noticing, so this one keeps nothing.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
 # Attempts per client address (accounts/throttles.py); the API and the shop share each budget.
 THROTTLE_RATES = {
     "login": os.environ.get("THROTTLE_LOGIN_RATE", "10/min"),

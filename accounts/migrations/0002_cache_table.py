@@ -1,5 +1,6 @@
-"""The cache table of settings.CACHES (DatabaseCache, the default): the throttles'
-counters, shared by every gunicorn worker. A migration, so every `migrate` makes it."""
+"""The cache table of settings.CACHES when it was DatabaseCache: the throttles' counters, shared
+by every gunicorn worker. Since the budgets are counted in `accounts_attempt` (0006), CACHES keeps
+nothing and this makes no table; 0007 drops the one an older database has."""
 
 from django.core.management import call_command
 from django.db import migrations
