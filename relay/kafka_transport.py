@@ -227,12 +227,12 @@ def _at_end(kafka: Consumer) -> bool:
     Where it reads from is its position once it fetched, else the group's committed offset,
     else the beginning (`auto.offset.reset=earliest`).
 
-    The end is the high watermark of the member's own last fetch answer (`cached=True`), and a
-    partition it has had no fetch answer from yet is not known to be read. The broker's answer to
-    a separate query is not enough alone: Tansu answers the base offset of its last batch plus
-    one (4 for a partition holding 8 in batches of 3 and 5), so a member whose group had
-    committed inside that batch looked at the end with 3 messages unread, and `run_consumers
-    --once` would have stopped short. Its fetch answers say 8. The larger of the two is taken.
+    The end is the high watermark of the member's own last fetch answer (`cached=True`: no
+    request), and a partition it has had no fetch answer from yet is not known to be read. A
+    separate watermark query is not the end on Tansu: it answers the base offset of the last
+    batch plus one (4 for a partition holding 8 in batches of 3 and 5), so a member whose group
+    had committed inside that batch looked at the end with 3 messages unread, and `run_consumers
+    --once` would have stopped short. Its fetch answers say 8.
     """
     assignment = kafka.assignment()
     if not assignment:
@@ -240,13 +240,12 @@ def _at_end(kafka: Consumer) -> bool:
     positions = {(tp.topic, tp.partition): tp.offset for tp in kafka.position(assignment)}
     committed = {(tp.topic, tp.partition): tp.offset for tp in kafka.committed(assignment, timeout=5.0)}
     for tp in assignment:
-        fetched_high = kafka.get_watermark_offsets(tp, cached=True)[1]
-        if fetched_high < 0:  # no fetch answer from it yet
+        low, high = kafka.get_watermark_offsets(tp, cached=True)
+        if high < 0:  # no fetch answer from it yet
             return False
-        low, high = kafka.get_watermark_offsets(tp, timeout=5.0)
         where = (tp.topic, tp.partition)
         start = next((offset for offset in (positions.get(where, -1), committed.get(where, -1)) if offset >= 0), low)
-        if start < max(high, fetched_high):
+        if start < high:
             return False
     return True
 
