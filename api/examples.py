@@ -234,7 +234,7 @@ GET_PRODUCT = [
 GET_CLAIM = [response("Accepted", CLAIM), refusal(404, "Claim not found", "There is no claim with this id.")]
 LIST_ORDERS = [
     response("Newest first", {"order_id": ORDER_ID, "cart_id": CART_ID, "lines": [{k: ITEM[k] for k in
-              ("sku", "quantity", "unit_price", "line_total")}], "subtotal": "25.00", "discount": "2.50",
+              ("sku", "name", "quantity", "unit_price", "line_total")}], "subtotal": "25.00", "discount": "2.50",
               "total": "22.50", "coupon": "WELCOME10", "checked_out_at": "2026-03-02T10:20:00Z", "position": 1842,
               "shipping": {"name": "Ada Lovelace", "email": "ada@example.org",
                            "address": "12 St James's Square, London"}}),

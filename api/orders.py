@@ -21,6 +21,7 @@ from rest_framework.response import Response
 from accounts.services import principal
 from api import examples as ex
 from api.schema import LARGEST_NUMBER, problem, whole_number
+from catalog.queries import product_names
 from kernel.digits import is_number
 from privacy.personal import Revealer
 from projections import order_history
@@ -32,6 +33,7 @@ from .freshness import MIN_POSITION_ERRORS, MIN_POSITION_PARAMETERS, consumer_vi
 
 class OrderLineOutput(serializers.Serializer):
     sku = serializers.CharField()
+    name = serializers.CharField(help_text="the product's name in the catalog now (its SKU if no longer there)")
     quantity = serializers.IntegerField()
     unit_price = serializers.DecimalField(max_digits=12, decimal_places=2)
     line_total = serializers.DecimalField(max_digits=12, decimal_places=2)
@@ -40,7 +42,7 @@ class OrderLineOutput(serializers.Serializer):
 class OrderHistoryOutput(serializers.Serializer):
     order_id = serializers.CharField()
     cart_id = serializers.CharField()
-    lines = OrderLineOutput(many=True)
+    lines = serializers.SerializerMethodField()
     subtotal = serializers.DecimalField(max_digits=12, decimal_places=2)
     discount = serializers.DecimalField(max_digits=12, decimal_places=2)
     total = serializers.DecimalField(max_digits=12, decimal_places=2)
@@ -48,6 +50,14 @@ class OrderHistoryOutput(serializers.Serializer):
     checked_out_at = serializers.DateTimeField(source="placed_at", help_text="the checkout's event time")
     position = serializers.IntegerField(help_text="the log position of its CheckedOut event")
     shipping = serializers.SerializerMethodField()
+
+    @extend_schema_field(OrderLineOutput(many=True))
+    def get_lines(self, row: OrderHistory) -> list[dict[str, Any]]:
+        """The lines as sold, named as the checkout's answer names them: by the catalog's current
+        names (the event keeps prices, not names; a cached read, not a query per order)."""
+        names = product_names([line["sku"] for line in row.lines])
+        named = [{**line, "name": names.get(line["sku"], line["sku"])} for line in row.lines]
+        return cast(list[dict[str, Any]], OrderLineOutput(named, many=True).data)
 
     @extend_schema_field(ShippingOutput(allow_null=True))
     def get_shipping(self, row: OrderHistory) -> dict[str, str] | None:

@@ -10,6 +10,7 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from analytics.models import Summary
+from catalog import services as catalog_services
 from eventlog import store
 from tests.claim_helpers import claim_consumers_running, eventually
 from tests.e2e.api_helpers import assert_problem, client_for
@@ -104,7 +105,10 @@ def test_orders_with_min_position_always_list_the_order_just_placed(
             assert response.json()["results"][0]["order_id"] == order_id
     rows = client.get("/api/orders").json()["results"]
     assert len(rows) == 4 and rows[-1]["order_id"] == first  # newest first, only the caller's
-    assert rows[0]["lines"][0] == {"sku": "COF-001", "quantity": 1, "unit_price": "12.50", "line_total": "12.50"}
+    assert rows[0]["lines"][0] == {
+        "sku": "COF-001", "name": "Beans", "quantity": 1, "unit_price": "12.50",
+        "line_total": "12.50",
+    }  # fmt: skip
     assert rows[0]["total"] == "36.50" and rows[0]["coupon"] is None and rows[0]["checked_out_at"]
 
 
@@ -119,6 +123,23 @@ def test_orders_are_paginated_by_cursor_newest_first() -> None:
     assert [o["order_id"] for o in page["results"]] == placed[:0:-1] and page["next"]
     rest = client.get(page["next"]).json()
     assert [o["order_id"] for o in rest["results"]] == placed[:1] and rest["next"] is None
+
+
+@pytest.mark.usefixtures("listed_catalog")  # on the log, so the product can be renamed
+def test_an_orders_lines_are_named_as_the_catalog_names_them_now() -> None:
+    """The checkout's answer names each line; the order list names them the same way, by the
+    catalog's current names (the CheckedOut event keeps the price sold at, not the name)."""
+    client = client_for("ada")
+    placed_order(client, "COF-001", "KIT-001")
+    with claim_consumers_running(with_projections=True):
+        eventually(
+            lambda: client.get("/api/orders", {"min_position": store.head_position()}).status_code == 200, timeout=60
+        )
+    names = [(line["sku"], line["name"]) for line in client.get("/api/orders").json()["results"][0]["lines"]]
+    assert names == [("COF-001", "Beans"), ("KIT-001", "Dripper")]
+    catalog_services.edit_product("COF-001", name="Yirgacheffe, whole beans, 250 g", actor="staff:test")
+    names = [(line["sku"], line["name"]) for line in client.get("/api/orders").json()["results"][0]["lines"]]
+    assert names == [("COF-001", "Yirgacheffe, whole beans, 250 g"), ("KIT-001", "Dripper")]
 
 
 @pytest.mark.parametrize(

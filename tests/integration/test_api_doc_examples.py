@@ -181,7 +181,8 @@ def test_the_docs_example_flow_answers_what_the_docs_show(server: str) -> None:
             "next": None, "previous": None,
             "results": [{
                 "order_id": order["order_id"], "cart_id": cart,
-                "lines": [{"sku": "COF-001", "quantity": 3, "unit_price": "12.50", "line_total": "37.50"}],
+                "lines": [{"sku": "COF-001", "name": BEANS, "quantity": 3, "unit_price": "12.50",
+                           "line_total": "37.50"}],
                 "subtotal": "37.50", "discount": "3.75", "total": "33.75", "coupon": "WELCOME10",
                 "checked_out_at": listed.json["results"][0]["checked_out_at"], "position": paid_at, "shipping": None,
             }],
