@@ -63,7 +63,9 @@ class OrderHistoryOutput(serializers.Serializer):
     def get_shipping(self, row: OrderHistory) -> dict[str, str] | None:
         context = cast(dict[str, Any], self.context)
         reveal = context.setdefault("reveal", Revealer())  # one key lookup per page, not per row
-        return reveal(row.shipping)
+        shipping = reveal(row.shipping)
+        # In the schema's order (name, email, address), not the sealed document's sorted keys.
+        return None if shipping is None else cast(dict[str, str], ShippingOutput(shipping).data)
 
 
 class NewestFirst(CursorPagination):

@@ -46,6 +46,7 @@ def test_the_owner_reads_their_shipping_details_and_the_log_holds_only_the_seale
     order = check_out(client, ADA)
     [listed] = orders_of(client)
     assert (listed["order_id"], listed["total"], listed["shipping"]) == (order["order_id"], "25.00", ADA)
+    assert list(listed["shipping"]) == ["name", "email", "address"]  # type: ignore[call-overload]  # the schema's order
     box = checked_out_data(order["order_id"])["shipping"]
     assert box["key_id"] == DataKey.objects.get(person=person).key_id  # type: ignore[index]
     stored = json.dumps(list(Event.objects.values_list("data", flat=True)))
