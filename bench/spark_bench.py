@@ -4,7 +4,7 @@
                               [--rounds 3] [--master local[2]])
 
 For each scale, an archive of that many cart events is written straight to
-Parquet in the archive's layout by bench/spark_archive_gen.py (the simulator
+Parquet in the archive's layout by spark_jobs/sample_archive.py (the simulator
 through the log makes ~6k events/s, too slow for 5M here); its write time is
 reported as "archive write". Then, per round, in the same process and on the
 same files:
@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import spark_duckdb_sql as duck
 from bench.report import write_results
-from bench.spark_archive_gen import catalog_path, generate
+from spark_jobs.sample_archive import catalog_path, generate
 
 
 def main(argv: list[str]) -> int:
@@ -136,23 +136,35 @@ def measure(spark: Any, root: Path, through: int, rounds: int) -> dict[str, Any]
 
 
 def measure_small_run(events: int, master: str, rounds: int) -> str:
-    """Wall time of a whole run over a small archive in a fresh process: Python and JVM start, session, both jobs."""
+    """Wall time of a whole run over a small archive in a fresh process: Python and JVM start, session,
+    both jobs; each round once without the driver's class archive (the baseline) and once with it."""
+    import os
     import subprocess
 
-    walls = []
+    from spark_jobs import class_archive
+
+    built = time.perf_counter()
+    shared = class_archive.build()  # at once if it is there already (scripts/setup.sh builds it)
+    built = time.perf_counter() - built
+    walls: dict[str, list[float]] = {"without": [], "with": []}
     with tempfile.TemporaryDirectory(prefix="cartlog-spark-small-") as folder:
         written = generate(Path(folder), events, seed=1)
         for _ in range(rounds):
-            began = time.perf_counter()
-            command = [sys.executable, "-m", "bench.spark_bench", "--one-run", folder, "--master", master]
-            subprocess.run(command, check=True)
-            walls.append(time.perf_counter() - began)
+            for label, archive in (("without", "off"), ("with", str(shared or "off"))):
+                began = time.perf_counter()
+                command = [sys.executable, "-m", "bench.spark_bench", "--one-run", folder, "--master", master]
+                subprocess.run(command, check=True, env={**os.environ, class_archive.ENV: archive})
+                walls[label].append(time.perf_counter() - began)
+    without, with_ = statistics.median(walls["without"]), statistics.median(walls["with"])
     return (
         f"Run: `nice -n 10 .venv/bin/python -m bench.spark_bench --events '' --small-run {events}`: a fresh Python "
         f"process starts a `{master}` session (common.spark_session), runs both jobs over a {written:,}-event archive "
-        f"as analytics.pipeline does (the parts several views share cached, every output collected) and stops. "
-        f"Wall time, median of {rounds}: "
-        f"**{statistics.median(walls):.1f} s** (every run: {', '.join(f'{w:.1f}' for w in walls)} s)."
+        f"as analytics.pipeline does (the parts several views share cached, every output collected) and stops; "
+        f"each round once without the driver's class archive (spark_jobs/class_archive.py) and once with it "
+        f"({'built in ' + format(built, '.0f') + ' s before the rounds' if built > 1 else 'built before'}). "
+        f"Wall time, median of {rounds}: **{with_:.1f} s** with it, {without:.1f} s without ({with_ / without:.2f}x; "
+        f"with: {', '.join(f'{w:.1f}' for w in walls['with'])} s; without: "
+        f"{', '.join(f'{w:.1f}' for w in walls['without'])} s)."
     )
 
 

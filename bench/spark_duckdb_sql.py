@@ -8,7 +8,7 @@ figures (FP-Growth's thresholds only prune).
 
 It reads the cart fields from the archive's typed cart columns (spark_jobs/archive_layout.py,
 CART_COLUMNS), as the Spark jobs do, so neither engine parses JSON: an archive written by
-bench/spark_archive_gen.py has them in every part file.
+spark_jobs/sample_archive.py has them in every part file.
 """
 
 import duckdb

@@ -21,7 +21,7 @@ from pyspark.sql import types as T
 
 from carts import streams as cart_streams
 
-from . import archive_layout
+from . import archive_layout, class_archive
 
 DEFAULT_MASTER = "local[*]"
 MONEY = T.DecimalType(12, 2)
@@ -142,7 +142,8 @@ TASKS_PER_CORE = 2  # the tuning guide's 2-3: a slow task does not hold a whole 
 # (HotSpot's quick compiler) cut the JVM's CPU of a whole 1,000-event run from 42.6 to 26.2 s
 # (2 cores under load, 2026-11-26); the threshold is a guess between that and 1M events, where C2 pays.
 SMALL_ARCHIVE_EVENTS = 100_000
-SMALL_ARCHIVE = {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1"}
+JAVA_OPTIONS = "spark.driver.extraJavaOptions"
+SMALL_ARCHIVE = {JAVA_OPTIONS: "-XX:TieredStopAtLevel=1"}
 # The heap of the driver JVM for a larger archive. On a local master the driver is the only
 # executor: it holds the cached cart events and every shuffle. With Spark's own 1 GB, the
 # analytics of 5M events took 45 s against 35 s with 4 GB (the cache spilled to disk, the
@@ -153,14 +154,20 @@ DRIVER_MEMORY = "4g"
 
 def sized_for(events: int, driver_memory: str | None = None) -> dict[str, str]:
     """Settings for a session that will read an archive of `events` events (`spark_session(**conf)`):
-    the quick JIT compiler for a small one, `driver_memory` (default DRIVER_MEMORY) for a larger one.
+    the quick JIT compiler for a small one, `driver_memory` (default DRIVER_MEMORY) for a larger one,
+    and for either the class archive once it is built (spark_jobs/class_archive.py).
 
     Only a driver JVM the session starts takes them (not one already running); they replace
     a `spark.driver.extraJavaOptions` or `spark.driver.memory` of spark-defaults.conf.
     """
-    if events <= SMALL_ARCHIVE_EVENTS:
-        return dict(SMALL_ARCHIVE)
-    return {"spark.driver.memory": driver_memory or DRIVER_MEMORY}
+    conf = (
+        dict(SMALL_ARCHIVE)
+        if events <= SMALL_ARCHIVE_EVENTS
+        else {"spark.driver.memory": driver_memory or DRIVER_MEMORY}
+    )
+    if shared := class_archive.java_options():
+        conf[JAVA_OPTIONS] = f"{conf[JAVA_OPTIONS]} {shared}" if JAVA_OPTIONS in conf else shared
+    return conf
 
 
 def size_shuffles(session: SparkSession) -> int:

@@ -110,7 +110,7 @@ def test_an_archive_without_typed_from_is_parsed_whole(spark: SparkSession, tmp_
 
 
 def test_the_bench_generator_writes_the_archiver_schema(tmp_path: Path) -> None:
-    from bench.spark_archive_gen import catalog_path, generate
+    from spark_jobs.sample_archive import catalog_path, generate
 
     generate(tmp_path, 1000, seed=1)
 
@@ -123,7 +123,7 @@ def test_the_bench_generator_writes_the_archiver_schema(tmp_path: Path) -> None:
 
 def test_the_bench_generator_writes_a_small_archive_that_fills_up_before_its_last_day(tmp_path: Path) -> None:
     """Whole carts overshoot each day's share: 200 events are written before the last day comes."""
-    from bench.spark_archive_gen import generate
+    from spark_jobs.sample_archive import generate
 
     written = generate(tmp_path, 200, seed=1)
 

@@ -73,15 +73,20 @@ def test_an_output_given_as_a_function_is_built_in_its_thread_and_collected_like
     assert together == {"summary": views["summary"].collect(), "later": views["funnel_daily"].collect()}
 
 
-def test_a_small_archive_gets_the_quick_jit_compiler_and_a_large_one_a_larger_driver_heap() -> None:
+def test_a_small_archive_gets_the_quick_jit_compiler_and_a_large_one_a_larger_driver_heap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SPARK_CLASS_ARCHIVE", "off")  # with one built, both add it: test_class_archive_options.py
     assert common.sized_for(1_000) == {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1"}
     assert common.sized_for(100_000) == {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1"}
     assert common.sized_for(100_001) == {"spark.driver.memory": "4g"}
     assert common.sized_for(5_000_000, driver_memory="8g") == {"spark.driver.memory": "8g"}
 
 
-def test_the_pipeline_takes_the_driver_heap_from_its_setting(settings) -> None:  # type: ignore[no-untyped-def]
+def test_the_pipeline_takes_the_driver_heap_from_its_setting(settings, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from analytics.pipeline import session_settings
+
+    monkeypatch.setenv("SPARK_CLASS_ARCHIVE", "off")
 
     settings.SPARK_DRIVER_MEMORY = None
     assert session_settings(5_000_000) == {"spark.driver.memory": "4g"}

@@ -1,4 +1,5 @@
-"""A fast generator of a cart event archive in the archive's exact Parquet layout, for the Spark benchmark.
+"""A made-up cart event archive in the archive's exact Parquet layout: the Spark benchmark's
+data, and the training run of the driver's class archive (spark_jobs/class_archive.py).
 
 The simulator writes through the real log (about 6k events/s in bulk mode on
 PostgreSQL), too slow for 5M events in a benchmark run; this writes the same
