@@ -1,5 +1,5 @@
 """What `manage.py run_spark_jobs` shows while Spark works: how many Spark jobs have ended, every few
-seconds, and none of the JVM's start-up noise (log4j at ERROR through SPARK_CONF_DIR, and the
+seconds, and none of the JVM's start-up noise (log4j at ERROR from spark_conf/, and the
 JVM's own stderr lines filtered). Nothing here changes what the jobs compute."""
 
 import logging
@@ -25,10 +25,16 @@ TICK_SECONDS = 5.0
 
 def quiet_jvm() -> None:
     """Spark's log4j at ERROR for a driver this process starts, unless the operator has a conf dir
-    (SPARK_CONF_DIR, or the conf/ of a Spark distribution: its spark-defaults.conf must not be lost)."""
+    (SPARK_CONF_DIR, or the conf/ of a Spark distribution: its spark-defaults.conf must not be lost).
+
+    Named to log4j as a system property of the driver JVM (SPARK_SUBMIT_OPTS), not as a conf dir:
+    spark-submit puts a conf dir first on the class path, and a JVM whose class path has a
+    directory with files in it neither writes nor maps a class archive (spark_jobs/class_archive.py).
+    """
     home = os.environ.get("SPARK_HOME")
     if "SPARK_CONF_DIR" not in os.environ and not (home and (Path(home) / "conf").is_dir()):
-        os.environ["SPARK_CONF_DIR"] = str(CONF_DIR)
+        ours = f"-Dlog4j2.configurationFile={CONF_DIR / 'log4j2.properties'}"
+        os.environ["SPARK_SUBMIT_OPTS"] = " ".join(filter(None, [os.environ.get("SPARK_SUBMIT_OPTS"), ours]))
 
 
 @contextmanager

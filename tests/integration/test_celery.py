@@ -124,8 +124,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def celery_env(*, archive: Path, var: Path, broker: str, **env: str) -> dict[str, str]:
-    # Not the test run's own Spark log configuration (run_spark_jobs tests may set SPARK_CONF_DIR here).
-    inherited = {key: value for key, value in os.environ.items() if key != "SPARK_CONF_DIR"}
+    # Not the test run's own Spark log configuration (run_spark_jobs tests may set SPARK_SUBMIT_OPTS here).
+    inherited = {key: value for key, value in os.environ.items() if key not in ("SPARK_CONF_DIR", "SPARK_SUBMIT_OPTS")}
     return {
         **inherited,
         "DATABASE_URL": database_url(),

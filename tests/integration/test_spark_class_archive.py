@@ -14,11 +14,15 @@ from django.conf import settings
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
-# A new driver JVM from the settings a 1,000-event run gets (common.sized_for), plus `sys.argv[1]`,
-# counting to 5 in Spark and printing the options the JVM was started with.
+# A new driver JVM from the settings a 1,000-event run gets (common.sized_for), plus `sys.argv[1]`
+# (and with `quiet`, run_spark_jobs' log configuration), counting to 5 in Spark and printing the
+# options the JVM was started with.
 SESSION = """
 import sys
+from analytics import spark_console
 from spark_jobs import common
+if "quiet" in sys.argv[2:]:
+    spark_console.quiet_jvm()  # as run_spark_jobs starts its driver
 conf = common.sized_for(1000)
 conf[common.JAVA_OPTIONS] = (conf.get(common.JAVA_OPTIONS, "") + " " + sys.argv[1]).strip()
 spark = common.spark_session("class-archive-test", "local[1]", **{"spark.ui.enabled": "false", **conf})
@@ -49,6 +53,11 @@ def test_the_built_archive_maps_into_a_new_driver_jvm(tmp_path: Path) -> None:
     assert session.returncode == 0, session.stderr[-3000:]
     assert "count 5" in session.stdout
     assert f"-XX:SharedArchiveFile={archive}" in session.stdout
+
+    # run_spark_jobs' quiet log4j: once a conf dir first on the class path, which no archive fits.
+    quiet = run([sys.executable, "-c", SESSION, "-Xshare:on", "quiet"], archive, timeout=300)
+    assert quiet.returncode == 0, quiet.stderr[-3000:]
+    assert "count 5" in quiet.stdout and "-Dlog4j2.configurationFile=" in quiet.stdout
 
     again = run([sys.executable, "-m", "spark_jobs.class_archive"], archive, timeout=60)
     assert (again.returncode, again.stdout.strip()) == (0, f"spark class archive: {archive}")  # kept, not rebuilt
