@@ -10,8 +10,8 @@ exits (`-XX:ArchiveClassesAtExit`) and maps that file at the next start (`-XX:Sh
 (spark_jobs/sample_archive.py) in a JVM of its own; `java_options` hands it to each driver JVM
 that a session starts (`common.sized_for`). The file fits one JVM build and one class path, so
 its name carries both (`key`): after an upgrade of Java or pyspark the runs look for a new one,
-and start as they did without it until it is built. A JVM that finds a file that does not fit
-says so in a warning and loads its classes from the jars.
+and start as they did without it until it is built. A JVM given a file it cannot use (damaged,
+or made for another class path, which it says in a warning line) loads its classes from the jars.
 
     python -m spark_jobs.class_archive      # build it (half a minute), or say where it is
 """
