@@ -100,8 +100,9 @@ def build() -> Path | None:
                 command, cwd=PROJECT, capture_output=True, text=True, timeout=TRAINING_TIMEOUT, check=False
             )
         if done.returncode != 0 or not partial.is_file() or partial.stat().st_size == 0:
-            said = (done.stderr or done.stdout).strip().splitlines()[-5:]
-            raise ClassArchiveError(f"the training run left no class archive (exit {done.returncode}): {said}")
+            lines = (done.stderr or done.stdout).strip().splitlines()
+            last = lines[-1] if lines else "it printed nothing"
+            raise ClassArchiveError(f"the training run (exit {done.returncode}) left no file: {last}")
         partial.replace(where)
     finally:
         partial.unlink(missing_ok=True)

@@ -72,3 +72,18 @@ def test_an_archive_that_does_not_fit_this_jvm_leaves_a_run_as_it_was(tmp_path: 
     assert session.returncode == 0, session.stderr[-3000:]
     assert "count 5" in session.stdout
     assert f"-XX:SharedArchiveFile={archive}" in session.stdout  # offered, and passed over by the JVM
+
+
+def test_without_a_java_to_start_the_build_says_so_in_one_line(tmp_path: Path) -> None:
+    archive = tmp_path / "spark-classes.jsa"
+    env = {**os.environ, "SPARK_CLASS_ARCHIVE": str(archive), "JAVA_HOME": str(tmp_path / "no-java")}
+    done = subprocess.run(
+        [sys.executable, "-m", "spark_jobs.class_archive"],
+        cwd=Path(settings.BASE_DIR), env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+    assert (done.returncode, done.stdout) == (1, "")
+    [line] = done.stderr.splitlines()
+    assert line.startswith("spark class archive: not built (the training run (exit 1) left no file: ")
+    assert "JAVA_GATEWAY_EXITED" in line and line.endswith("; Spark runs start without it")
+    assert list(tmp_path.iterdir()) == []  # no archive, no partial file
