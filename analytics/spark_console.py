@@ -34,7 +34,9 @@ def quiet_jvm() -> None:
     home = os.environ.get("SPARK_HOME")
     if "SPARK_CONF_DIR" not in os.environ and not (home and (Path(home) / "conf").is_dir()):
         ours = f"-Dlog4j2.configurationFile={CONF_DIR / 'log4j2.properties'}"
-        os.environ["SPARK_SUBMIT_OPTS"] = " ".join(filter(None, [os.environ.get("SPARK_SUBMIT_OPTS"), ours]))
+        given = os.environ.get("SPARK_SUBMIT_OPTS", "")
+        if ours not in given.split():  # once, however many runs this process starts
+            os.environ["SPARK_SUBMIT_OPTS"] = f"{given} {ours}".strip()
 
 
 @contextmanager

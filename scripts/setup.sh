@@ -5,8 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MODE="${1:-run}"
-STEPS=3
-[ "$MODE" = "run" ] || [ "$MODE" = "test" ] || [ "$MODE" = "bench" ] && STEPS=4
+STEPS=4  # run: the Spark class archive; test: chromium; bench: the benchmark tools
 STEP=0
 STARTED=$SECONDS
 
