@@ -39,7 +39,7 @@ done_step
 
 if [ "$MODE" = "run" ]; then
     # A fresh process's Spark run starts a third faster with it (spark_jobs/class_archive.py).
-    step "the Spark driver's class archive (a training run of half a minute, once per Java and pyspark)"
+    step "the Spark driver's class archive (a training run of under a minute, once per Java and pyspark)"
     .venv/bin/python -m spark_jobs.class_archive || echo "setup: Spark runs will start without it"
     done_step
 fi

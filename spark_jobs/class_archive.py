@@ -13,7 +13,7 @@ its name carries both (`key`): after an upgrade of Java or pyspark the runs look
 and start as they did without it until it is built. A JVM given a file it cannot use (damaged,
 or made for another class path, which it says in a warning line) loads its classes from the jars.
 
-    python -m spark_jobs.class_archive      # build it (half a minute), or say where it is
+    python -m spark_jobs.class_archive      # build it (under a minute), or say where it is
 """
 
 import hashlib
@@ -82,7 +82,7 @@ def java_options() -> str:
 
 
 def build() -> Path | None:
-    """Make the archive if there is none (a training run of about half a minute); where it is.
+    """Make the archive if there is none (a training run of under a minute); where it is.
 
     The training JVM writes a file of its own, renamed into place once that JVM has exited,
     so a session never maps half a file, and two builds at once both finish (the last rename wins).
