@@ -35,13 +35,10 @@ from django.conf import settings
 from django.db import transaction
 from django.template.defaultfilters import pluralize
 from django.utils import timezone
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import SparkSession
 
 from catalog.models import Product
-from spark_jobs import abandoned_carts as abandoned_job
-from spark_jobs import analytics as analytics_job
-from spark_jobs import common
-from spark_jobs import recommendations as recommendations_job
+from spark_jobs import common, every_job
 
 from . import models as read_tables
 from .archive import DEFAULT_BATCH_SIZE, ArchiveResult, archive, archive_root
@@ -107,8 +104,13 @@ def run_all(progress: Progress | None = None, *, spark: SparkSession | None = No
         events_read = events.count()
         say(f"spark: read {events_read} archived events through position {covers} ({session.sparkContext.master})")
         parsed = not common.archive_is_typed(archive_root(), through=covers)
-        with common.cart_events_cached(events, REUSED, parsed=parsed):
-            outputs = run_jobs(events, common.read_catalog(session, catalog_path))
+        with common.cart_events_cached(events, every_job.REUSED, parsed=parsed):
+            outputs = every_job.outputs(
+                events,
+                common.read_catalog(session, catalog_path),
+                after_seconds=settings.ABANDONED_CART_AFTER_SECONDS,
+                lateness_seconds=settings.ABANDONED_CART_LATENESS_SECONDS,
+            )
             collected = {name: [row.asDict() for row in rows] for name, rows in common.collect_all(outputs).items()}
     finally:
         if owned:
@@ -140,32 +142,6 @@ def archive_step(say: Progress, batch_size: int = DEFAULT_BATCH_SIZE) -> Archive
     files = f"{archived.files} file{pluralize(archived.files)}"
     say(f"archive: read {archived.read} new events from the log, {files}; position {archived.position}")
     return archived
-
-
-# What the jobs build alike from the parsed cart events, cached once per run.
-REUSED = (*analytics_job.REUSED, *recommendations_job.REUSED)
-
-
-def run_jobs(events: DataFrame, catalog: DataFrame) -> dict[str, common.Output]:
-    """Every job's outputs by name (the names of TABLES), for `common.collect_all`.
-
-    A job takes the raw archived events and reads its cart events with `common.cart_events`;
-    `run_all` runs this inside `common.cart_events_cached`, so that the parts in REUSED are
-    built once (and the cart events parsed once, where some are parsed from JSON). The
-    recommendations are a function, built by collect_all beside the other views (it ran
-    FP-Growth's fit, which started Spark jobs as it was built; the rules now come from the
-    pair counts, spark_jobs/recommendations.py).
-    """
-    abandoned = abandoned_job.transform(
-        events,
-        after_seconds=settings.ABANDONED_CART_AFTER_SECONDS,
-        lateness_seconds=settings.ABANDONED_CART_LATENESS_SECONDS,
-    )
-
-    def recommendations() -> DataFrame:
-        return recommendations_job.transform(events)["recommendations"]
-
-    return {**analytics_job.transform(events, catalog), "recommendations": recommendations, **abandoned}
 
 
 def catalog_export_path() -> Path:

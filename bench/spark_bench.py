@@ -93,7 +93,7 @@ def main(argv: list[str]) -> int:
 
 
 def measure(spark: Any, root: Path, through: int, rounds: int) -> dict[str, Any]:
-    from spark_jobs import analytics, common, recommendations
+    from spark_jobs import analytics, common, every_job, recommendations
 
     # Read from Parquet as analytics.pipeline reads its export (a frame built in the driver
     # would start a Python worker the pipeline never starts).
@@ -105,7 +105,7 @@ def measure(spark: Any, root: Path, through: int, rounds: int) -> dict[str, Any]
     parsed = not common.archive_is_typed(root, through)
 
     def spark_jobs(clock: Callable[[str], None]) -> dict[str, Any]:
-        with common.cart_events_cached(events, [*analytics.REUSED, *recommendations.REUSED], parsed=parsed):
+        with common.cart_events_cached(events, every_job.REUSED, parsed=parsed):
             views = common.collect_all(analytics.transform(events, catalog))
             clock("Spark analytics")
             rules = recommendations.transform(events)["recommendations"].collect()
@@ -143,9 +143,9 @@ def measure_small_run(events: int, master: str, rounds: int) -> str:
 
     from spark_jobs import class_archive
 
-    built = time.perf_counter()
+    began = time.perf_counter()
     shared = class_archive.build()  # at once if it is there already (scripts/setup.sh builds it)
-    built = time.perf_counter() - built
+    built = time.perf_counter() - began
     walls: dict[str, list[float]] = {"without": [], "with": []}
     with tempfile.TemporaryDirectory(prefix="cartlog-spark-small-") as folder:
         written = generate(Path(folder), events, seed=1)
@@ -170,7 +170,7 @@ def measure_small_run(events: int, master: str, rounds: int) -> str:
 
 def one_run(archive: str, master: str) -> None:
     """The process `measure_small_run` times."""
-    from spark_jobs import analytics, common, recommendations
+    from spark_jobs import analytics, common, every_job, recommendations
 
     sized = common.sized_for(common.checkpoint_position(archive))  # as analytics.pipeline.run_all does, by default
     spark = common.spark_session("cartlog-bench-small", master, **{"spark.ui.enabled": "false", **sized})
@@ -178,8 +178,8 @@ def one_run(archive: str, master: str) -> None:
     catalog = common.read_catalog(spark, catalog_path(Path(archive)))
     events = common.read_archive(spark, archive)
     parsed = not common.archive_is_typed(archive)
-    with common.cart_events_cached(events, [*analytics.REUSED, *recommendations.REUSED], parsed=parsed):
-        # As analytics.pipeline.run_jobs: the recommendations built beside the other views.
+    with common.cart_events_cached(events, every_job.REUSED, parsed=parsed):
+        # As spark_jobs.every_job.outputs: the recommendations built beside the other views.
         rules = {"recommendations": lambda: recommendations.transform(events)["recommendations"]}
         common.collect_all({**analytics.transform(events, catalog), **rules})
     spark.stop()

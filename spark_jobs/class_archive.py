@@ -114,21 +114,16 @@ def train(folder: str, dump_to: str) -> None:
     it loaded to `dump_to` as it exits; return once it has (the JVM dumps after the session stops)."""
     from pyspark import SparkContext
 
-    from . import abandoned_carts, analytics, common, recommendations
+    from . import common, every_job
 
     options = {"spark.ui.enabled": "false", "spark.driver.extraJavaOptions": f"-XX:ArchiveClassesAtExit={dump_to}"}
     spark = common.spark_session("cartlog-class-archive", "local[2]", **options)
     spark.sparkContext.setLogLevel("ERROR")
     events = common.read_archive(spark, folder)
     catalog = common.read_catalog(spark, sample_archive.catalog_path(Path(folder)))
-    reused = (*analytics.REUSED, *recommendations.REUSED)
-    with common.cart_events_cached(events, reused, parsed=not common.archive_is_typed(folder)):
-        outputs = {
-            **analytics.transform(events, catalog),
-            **recommendations.transform(events),
-            **abandoned_carts.transform(events, after_seconds=1800, lateness_seconds=300),
-        }
-        common.collect_all(outputs)
+    with common.cart_events_cached(events, every_job.REUSED, parsed=not common.archive_is_typed(folder)):
+        # The abandoned-cart rule's thresholds change no class a run loads: the shop's defaults.
+        common.collect_all(every_job.outputs(events, catalog, after_seconds=1800, lateness_seconds=300))
     spark.stop()
     # The JVM dumps its classes when it exits, which it does once its stdin closes: wait for it.
     gateway = SparkContext._gateway
