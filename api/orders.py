@@ -56,7 +56,7 @@ class OrderHistoryOutput(serializers.Serializer):
         """The lines as sold, named as the checkout's answer names them: by the catalog's current
         names (the event keeps prices, not names; a cached read, not a query per order)."""
         names = product_names([line["sku"] for line in row.lines])
-        named = [{**line, "name": names.get(line["sku"], line["sku"])} for line in row.lines]
+        named = [{**line, "name": names[line["sku"]]} for line in row.lines]
         return cast(list[dict[str, Any]], OrderLineOutput(named, many=True).data)
 
     @extend_schema_field(ShippingOutput(allow_null=True))

@@ -20,12 +20,12 @@ def money(value: Decimal) -> str:
 
 
 def cart_document(state: CartState, names: Mapping[str, str]) -> dict[str, Any]:
-    """The document of `state`; `names` are the products' names by SKU (the SKU where one is missing).
+    """The document of `state`; `names` name every line's SKU (catalog/queries.py: product_names).
     The amounts are the decider's own (`CartState.subtotal`, `total`)."""
     items = [
         {
             "sku": line.sku,
-            "name": names.get(line.sku, line.sku),
+            "name": names[line.sku],
             "quantity": line.quantity,
             "unit_price": money(line.unit_price),
             "line_total": money(line.line_total),

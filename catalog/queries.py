@@ -60,7 +60,9 @@ def _money(value: object) -> Decimal:
 
 
 def product_names(skus: list[str]) -> dict[str, str]:
-    """Names for a cart's lines."""
+    """A name for each of `skus`, as a cart's or an order's lines show them: the catalog's, or the SKU
+    itself for one the catalog no longer holds (a line outlives its product; it is never left blank)."""
     if not skus:
         return {}
-    return {sku: row.name for sku, row in PRODUCTS.get_many(skus, _load).items()}
+    rows = PRODUCTS.get_many(skus, _load)
+    return {sku: rows[sku].name if sku in rows else sku for sku in skus}

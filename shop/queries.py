@@ -81,7 +81,7 @@ def shown_lines(lines: Iterable[Any], *, open_cart: bool = False) -> list[ShownL
     raw = [line if isinstance(line, dict) else vars(line) for line in lines]
     names = product_names([line["sku"] for line in raw])
     gone = withdrawn() if open_cart and raw else frozenset()
-    return [_shown(line, names.get(line["sku"]) or line["sku"], line["sku"] in gone) for line in raw]
+    return [_shown(line, names[line["sku"]], line["sku"] in gone) for line in raw]
 
 
 def _shown(line: dict[str, Any], name: str, gone: bool) -> ShownLine:

@@ -79,7 +79,7 @@ FOCUS = "focus"
 def _respond(request: HttpRequest, sku: str, outcome: Outcome | Refusal, quantity: int) -> HttpResponse:
     """The cart again, with what happened to the line (`quantity` 0: it was removed) or why not."""
     if not isinstance(outcome, Refusal):
-        name = product_names([sku]).get(sku, sku)
+        name = product_names([sku])[sku]
         if quantity == 0:
             messages.success(request, f"Removed {name} from your cart.", extra_tags=FOCUS)
         else:  # said with htmx too (the page's live region, static/shop/shop.js): the line itself looks the same

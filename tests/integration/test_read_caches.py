@@ -164,3 +164,14 @@ def test_the_caches_session_hears_what_they_hold_and_not_every_cart_command(cach
     eventually(lambda: "product" in listener.announced, "the product's announcement")
     # Notifications arrive in commit order: had the session heard the cart's, it would have come first.
     assert "cart" not in listener.announced
+
+
+@pytest.mark.parametrize("cached", [True, False], ids=["cached", "uncached"])
+def test_a_line_the_catalog_no_longer_holds_is_named_by_its_sku(
+    catalog: None, cached: bool, request: pytest.FixtureRequest
+) -> None:
+    # A cart or an order keeps a line whose product row is gone (a rebuilt catalog without it): the
+    # line is shown by its SKU, never blank and never an error, with the cache on or off.
+    if cached:
+        request.getfixturevalue("caches")
+    assert product_names(["COF-001", "TEA-404"]) == {"COF-001": "Beans", "TEA-404": "TEA-404"}
