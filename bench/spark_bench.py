@@ -93,7 +93,7 @@ def main(argv: list[str]) -> int:
 
 
 def measure(spark: Any, root: Path, through: int, rounds: int) -> dict[str, Any]:
-    from spark_jobs import analytics, common, every_job, recommendations
+    from spark_jobs import analytics, common, recommendations
 
     # Read from Parquet as analytics.pipeline reads its export (a frame built in the driver
     # would start a Python worker the pipeline never starts).
@@ -105,7 +105,8 @@ def measure(spark: Any, root: Path, through: int, rounds: int) -> dict[str, Any]
     parsed = not common.archive_is_typed(root, through)
 
     def spark_jobs(clock: Callable[[str], None]) -> dict[str, Any]:
-        with common.cart_events_cached(events, every_job.REUSED, parsed=parsed):
+        # The two jobs DuckDB's queries match (the abandoned carts are not among them): their parts.
+        with common.cart_events_cached(events, (*analytics.REUSED, *recommendations.REUSED), parsed=parsed):
             views = common.collect_all(analytics.transform(events, catalog))
             clock("Spark analytics")
             rules = recommendations.transform(events)["recommendations"].collect()
@@ -137,7 +138,7 @@ def measure(spark: Any, root: Path, through: int, rounds: int) -> dict[str, Any]
 
 def measure_small_run(events: int, master: str, rounds: int) -> str:
     """Wall time of a whole run over a small archive in a fresh process: Python and JVM start, session,
-    both jobs; each round once without the driver's class archive (the baseline) and once with it."""
+    every job; each round once without the driver's class archive (the baseline) and once with it."""
     import os
     import subprocess
 
@@ -158,8 +159,9 @@ def measure_small_run(events: int, master: str, rounds: int) -> str:
     without, with_ = statistics.median(walls["without"]), statistics.median(walls["with"])
     return (
         f"Run: `nice -n 10 .venv/bin/python -m bench.spark_bench --events '' --small-run {events}`: a fresh Python "
-        f"process starts a `{master}` session (common.spark_session), runs both jobs over a {written:,}-event archive "
-        f"as analytics.pipeline does (the parts several views share cached, every output collected) and stops; "
+        f"process starts a `{master}` session (common.spark_session), runs every job over a {written:,}-event archive "
+        f"as analytics.pipeline does (abandoned carts included; the parts several views share cached, every "
+        f"output collected) and stops; "
         f"each round once without the driver's class archive (spark_jobs/class_archive.py) and once with it "
         f"({'built in ' + format(built, '.0f') + ' s before the rounds' if built > 1 else 'built before'}). "
         f"Wall time, median of {rounds}: **{with_:.1f} s** with it, {without:.1f} s without ({with_ / without:.2f}x; "
@@ -169,8 +171,8 @@ def measure_small_run(events: int, master: str, rounds: int) -> str:
 
 
 def one_run(archive: str, master: str) -> None:
-    """The process `measure_small_run` times."""
-    from spark_jobs import analytics, common, every_job, recommendations
+    """The process `measure_small_run` times: what analytics.pipeline.run_all runs in Spark."""
+    from spark_jobs import abandoned_carts, common, every_job
 
     sized = common.sized_for(common.checkpoint_position(archive))  # as analytics.pipeline.run_all does, by default
     spark = common.spark_session("cartlog-bench-small", master, **{"spark.ui.enabled": "false", **sized})
@@ -179,9 +181,8 @@ def one_run(archive: str, master: str) -> None:
     events = common.read_archive(spark, archive)
     parsed = not common.archive_is_typed(archive)
     with common.cart_events_cached(events, every_job.REUSED, parsed=parsed):
-        # As spark_jobs.every_job.outputs: the recommendations built beside the other views.
-        rules = {"recommendations": lambda: recommendations.transform(events)["recommendations"]}
-        common.collect_all({**analytics.transform(events, catalog), **rules})
+        # Every job's outputs, the abandoned carts' too, as the pipeline collects them.
+        common.collect_all(every_job.outputs(events, catalog, **abandoned_carts.rule_from_env()))
     spark.stop()
 
 

@@ -26,11 +26,20 @@ from . import common
 SETS = ("ItemQuantityChanged", "ItemRemoved")
 
 
+def rule_from_env() -> dict[str, int]:
+    """The rule's thresholds (`transform`'s keywords) for a job run outside the shop: the same
+    variables and defaults as the shop's settings (ABANDONED_CART_AFTER_SECONDS, _LATENESS_SECONDS)."""
+    return {
+        "after_seconds": int(os.environ.get("ABANDONED_CART_AFTER_SECONDS", "1800")),
+        "lateness_seconds": int(os.environ.get("ABANDONED_CART_LATENESS_SECONDS", "300")),
+    }
+
+
 def transform(events: DataFrame, *, after_seconds: int, lateness_seconds: int) -> dict[str, DataFrame]:
     """`abandoned_carts` (cart_id, value, last_activity_at) and `abandonment` (one row of totals)."""
-    cart = _cart_events(events)
-    per_cart = _per_cart(cart, after_seconds).join(_values(cart), "cart_id", "left")
-    watermark = cart.agg((F.max(_seconds("occurred_at")) - lateness_seconds).alias("watermark"))
+    per_cart = _per_cart(steps(common.cart_events(events)), after_seconds)
+    # The newest event time of all cart events is the newest of the carts' last activities.
+    watermark = per_cart.agg((F.max(_seconds("last_activity_at")) - lateness_seconds).alias("watermark"))
     flagged = per_cart.crossJoin(watermark).withColumn(
         "abandoned",
         F.col("open") & (F.col("items") > 0) & (_seconds("last_activity_at") + after_seconds <= F.col("watermark")),
@@ -47,9 +56,16 @@ def transform(events: DataFrame, *, after_seconds: int, lateness_seconds: int) -
     return {"abandoned_carts": abandoned, "abandonment": totals}
 
 
-def _cart_events(events: DataFrame) -> DataFrame:
-    """The cart events as `common.cart_events` parses them (so a run's cached parse serves this job too)."""
-    return common.cart_events(events).select(
+def steps(cart: DataFrame) -> DataFrame:
+    """Every cart event of `cart` (`common.cart_events`) with `change`, the units it added to its
+    line (negative: taken away; 0 for an event without a line), and on a line's last event `worth`,
+    what the line is worth in the end: its quantity at the price of its latest add, as the cart's
+    own fold prices it (carts/decider.py, evolve). An event without a SKU is in a "line" of its own
+    that never changes. Both outputs start from it, whatever the thresholds: REUSED.
+
+    Each cart's events are put in one partition first: every window below is within a cart, and
+    the carts' rows are summed where they lie, so the events are shuffled once (not again by line)."""
+    cart = cart.select(
         F.col("cart_id").substr(len(cart_streams.PREFIX) + 1, 64).alias("cart_id"),
         "position",
         "type",
@@ -58,43 +74,35 @@ def _cart_events(events: DataFrame) -> DataFrame:
         F.coalesce(F.col("quantity"), F.lit(0)).alias("quantity"),
         "unit_price",
         "to_quantity",
-    )
-
-
-def _lines(cart: DataFrame) -> DataFrame:
-    """Every line event with its line's quantity before and after it."""
+    ).repartition("cart_id")
     line = Window.partitionBy("cart_id", "sku").orderBy("position")
     is_set = F.col("type").isin(*SETS)
-    added = F.when(F.col("type") == "ItemAdded", F.col("quantity")).otherwise(0)
-    segmented = cart.where(F.col("sku").isNotNull()).withColumn("segment", F.sum(is_set.cast("int")).over(line))
+    added = F.col("type") == "ItemAdded"
+    segmented = cart.withColumn("segment", F.sum(is_set.cast("int")).over(line))
     segment = Window.partitionBy("cart_id", "sku", "segment").orderBy("position")
     base = F.first(F.when(is_set, F.coalesce("to_quantity", F.lit(0))).otherwise(0)).over(segment)
-    with_after = segmented.withColumn("after", base + F.sum(added).over(segment))
-    return with_after.withColumn("before", F.lag("after", 1, 0).over(line))
-
-
-def _values(cart: DataFrame) -> DataFrame:
-    """Per cart, what its remaining lines are worth (a line is at the price of its latest add,
-    as the cart's own fold prices it: carts/decider.py, evolve)."""
-    line = Window.partitionBy("cart_id", "sku").orderBy("position")
-    whole_line = line.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
-    added = F.col("type") == "ItemAdded"
-    priced = _lines(cart).select(
+    after = segmented.withColumn("after", base + F.sum(F.when(added, F.col("quantity")).otherwise(0)).over(segment))
+    price = F.last(F.when(added, F.col("unit_price")), ignorenulls=True).over(line)  # the latest add so far
+    last_of_line = F.lead("position").over(line).isNull() & F.col("sku").isNotNull()
+    return after.select(
         "cart_id",
-        F.last("after").over(whole_line).alias("quantity"),
-        F.last(F.when(added, F.col("unit_price")), ignorenulls=True).over(whole_line).alias("price"),
+        "position",
+        "type",
+        "occurred_at",
+        (F.col("after") - F.lag("after", 1, 0).over(line)).alias("change"),
+        F.when(last_of_line, F.col("after") * price).alias("worth"),
     )
-    return priced.distinct().groupBy("cart_id").agg(F.sum(F.col("quantity") * F.col("price")).alias("value"))
 
 
-def _per_cart(cart: DataFrame, after_seconds: int) -> DataFrame:
-    changes = _lines(cart).select("position", (F.col("after") - F.col("before")).alias("change"))
+# What both outputs build alike, kept in memory for a run (common.cart_events_cached; spark_jobs/every_job.py).
+REUSED = (steps,)
+
+
+def _per_cart(steps: DataFrame, after_seconds: int) -> DataFrame:
     earlier = Window.partitionBy("cart_id").orderBy("position").rowsBetween(Window.unboundedPreceding, -1)
     checked_out = (F.col("type") == "CheckedOut").cast("int")
-    steps = (
-        cart.join(changes, "position", "left")
-        .withColumn("change", F.coalesce("change", F.lit(0)))
-        .withColumn("items_before", F.coalesce(F.sum("change").over(earlier), F.lit(0)))
+    before = (
+        steps.withColumn("items_before", F.coalesce(F.sum("change").over(earlier), F.lit(0)))
         .withColumn("closed_before", F.coalesce(F.max(checked_out).over(earlier), F.lit(0)))
         .withColumn("last_before", F.max(_seconds("occurred_at")).over(earlier))
     )
@@ -103,11 +111,12 @@ def _per_cart(cart: DataFrame, after_seconds: int) -> DataFrame:
         & (F.col("closed_before") == 0)
         & (_seconds("occurred_at") >= F.col("last_before") + after_seconds)
     )
-    return steps.groupBy("cart_id").agg(
+    return before.groupBy("cart_id").agg(
         F.max("occurred_at").alias("last_activity_at"),
         (F.max(checked_out) == 0).alias("open"),
         F.sum("change").alias("items"),
         F.count(F.when(came_back, 1)).alias("recoveries"),
+        F.sum("worth").alias("value"),
     )
 
 
@@ -119,11 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = common.job_arguments(argv, "Abandoned carts in batch: archive -> Parquet views.")
     spark = common.spark_session("cartlog-abandoned-carts", args.master)
     try:
-        outputs = transform(
-            common.read_archive(spark, args.archive),
-            after_seconds=int(os.environ.get("ABANDONED_CART_AFTER_SECONDS", "1800")),
-            lateness_seconds=int(os.environ.get("ABANDONED_CART_LATENESS_SECONDS", "300")),
-        )
+        outputs = transform(common.read_archive(spark, args.archive), **rule_from_env())
         common.write_outputs(outputs, args.out)
     finally:
         spark.stop()

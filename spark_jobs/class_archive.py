@@ -114,7 +114,7 @@ def train(folder: str, dump_to: str) -> None:
     it loaded to `dump_to` as it exits; return once it has (the JVM dumps after the session stops)."""
     from pyspark import SparkContext
 
-    from . import common, every_job
+    from . import abandoned_carts, common, every_job
 
     options = {"spark.ui.enabled": "false", "spark.driver.extraJavaOptions": f"-XX:ArchiveClassesAtExit={dump_to}"}
     spark = common.spark_session("cartlog-class-archive", "local[2]", **options)
@@ -122,8 +122,8 @@ def train(folder: str, dump_to: str) -> None:
     events = common.read_archive(spark, folder)
     catalog = common.read_catalog(spark, sample_archive.catalog_path(Path(folder)))
     with common.cart_events_cached(events, every_job.REUSED, parsed=not common.archive_is_typed(folder)):
-        # The abandoned-cart rule's thresholds change no class a run loads: the shop's defaults.
-        common.collect_all(every_job.outputs(events, catalog, after_seconds=1800, lateness_seconds=300))
+        # The abandoned-cart rule's thresholds change no class a run loads.
+        common.collect_all(every_job.outputs(events, catalog, **abandoned_carts.rule_from_env()))
     spark.stop()
     # The JVM dumps its classes when it exits, which it does once its stdin closes: wait for it.
     gateway = SparkContext._gateway

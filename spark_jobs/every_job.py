@@ -9,7 +9,7 @@ from pyspark.sql import DataFrame
 from . import abandoned_carts, analytics, common, recommendations
 
 # What the jobs build alike from the parsed cart events, cached once per run.
-REUSED = (*analytics.REUSED, *recommendations.REUSED)
+REUSED = (*analytics.REUSED, *recommendations.REUSED, *abandoned_carts.REUSED)
 
 
 def outputs(

@@ -72,3 +72,20 @@ def test_a_line_is_worth_the_price_of_its_latest_add(spark: SparkSession) -> Non
 
     # 5 units at the price of the line's latest add (15.00), as the cart prices it; not 10.00 nor 12.00.
     assert [(r.cart_id, r.value) for r in outputs["abandoned_carts"].collect()] == [(CARTS["A"], Decimal("75.00"))]
+
+
+def test_two_lines_alike_are_both_counted(spark: SparkSession) -> None:
+    from carts import events as e
+
+    # Two products, one unit each at the same price: worth 20.00. (The job once summed the distinct
+    # (quantity, price) pairs of a cart's lines, and made these 10.00.)
+    rows = [
+        ("A", e.ItemAdded(sku="COF-001", quantity=1, unit_price=Decimal("10.00")), 0),
+        ("A", e.ItemAdded(sku="TEA-001", quantity=1, unit_price=Decimal("10.00")), 1),
+        ("B", e.CartStarted(owner="user:2"), 100),
+    ]
+
+    outputs = abandoned_carts.transform(log_frame(spark, rows), after_seconds=THIRTY_MINUTES, lateness_seconds=0)
+
+    assert [(r.cart_id, r.value) for r in outputs["abandoned_carts"].collect()] == [(CARTS["A"], Decimal("20.00"))]
+    assert outputs["abandonment"].first().value == Decimal("20.00")  # type: ignore[union-attr]
