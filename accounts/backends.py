@@ -10,15 +10,17 @@ password (its timing, `is_active` and hashing as they are).
 It is also the one place every log-in door passes (the API's token, the shop's and the
 admin's forms), so it keeps the account's budget of wrong passwords (accounts/throttles.py:
 FailedLogins): each attempt is counted before its password is checked, taken back if it
-was right, and a name whose budget is spent is refused.
+was right or if the check itself failed, and a name whose budget is spent is refused.
 """
 
+import contextlib
 import unicodedata
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.models import User
+from django.db import DatabaseError
 from django.db.models import Q
 from django.http import HttpRequest
 
@@ -38,7 +40,15 @@ class OneNameBackend(ModelBackend):
         wait = budget.take(keys.normalize("username", username))  # counted before the check: see FailedLogins
         if wait is not None:
             raise AccountResting(wait=wait)
-        user = super().authenticate(request, username=stored_name(username), password=password, **kwargs)
+        try:
+            user = super().authenticate(request, username=stored_name(username), password=password, **kwargs)
+        except BaseException:
+            # The check itself failed (the database went away, a hasher broke): no wrong password was
+            # given, so the attempt does not count. Taken back if the database still answers; the
+            # original error is what the caller sees either way.
+            with contextlib.suppress(DatabaseError):
+                budget.give_back()
+            raise
         if user is not None:
             budget.give_back()
         return user

@@ -10,6 +10,7 @@ kept in the cache, read before the check and written after it, let all eight thr
 
 import pytest
 from django.contrib.auth import authenticate, get_user_model
+from django.contrib.auth.hashers import PBKDF2PasswordHasher, make_password
 
 from accounts.models import Attempt
 from accounts.throttles import AccountResting
@@ -62,3 +63,26 @@ def test_right_passwords_at_once_are_not_counted(settings) -> None:
     assert attempt_all_at_once("shopper", PASSWORD) == ["in"] * ATTEMPTS
 
     assert not Attempt.objects.filter(budget="login_account").exists()
+
+
+class UnreachableHasher(PBKDF2PasswordHasher):
+    """A hasher whose check cannot run, as one that asks a hashing service that is down."""
+
+    algorithm = "unreachable"
+
+    def verify(self, password: str, encoded: str) -> bool:
+        raise ConnectionError("the hashing service is unreachable")
+
+
+def test_a_check_that_fails_is_not_counted_as_a_wrong_password(settings) -> None:
+    settings.THROTTLE_RATES = {**settings.THROTTLE_RATES, "login_account": "3/hour"}
+    settings.PASSWORD_HASHERS = [*settings.PASSWORD_HASHERS, f"{__name__}.UnreachableHasher"]
+    user = get_user_model().objects.create_user(username="broken")
+    user.password = make_password(PASSWORD, hasher="unreachable")
+    user.save()
+
+    for _ in range(4):  # one more than the budget: each attempt reached the check, none was wrong
+        with pytest.raises(ConnectionError):
+            authenticate(None, username="broken", password=PASSWORD)
+
+    assert Attempt.objects.filter(budget="login_account").count() == 0
